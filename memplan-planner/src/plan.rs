@@ -1,0 +1,362 @@
+//! From a [`Problem`] to a [`Plan`]: check the buffers, merge in-place groups, choose regions,
+//! verify pins, run the strategy on each region and check capacity.
+
+use crate::error::{Overflow, PlanError};
+use crate::instance::{Instance, Item, lower_bound};
+use crate::problem::{Lifetime, MAX_ALIGN, Placement, Problem, Step};
+use crate::strategy::{Strategy, run};
+
+/// Where one buffer went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placed {
+    /// The region (memory id).
+    pub region: usize,
+    /// The offset in the region, in bytes.
+    pub offset: u64,
+}
+
+/// One region's result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegionPlan {
+    /// Bytes available.
+    pub capacity: u64,
+    /// Bytes the plan uses: the largest `offset + size` in the region.
+    pub planned_bytes: u64,
+    /// The most bytes live at one step.
+    pub lower_bound: u64,
+    /// The step at which `lower_bound` bytes are live (`None` when no bytes are).
+    pub peak_step: Option<Step>,
+    /// The largest alignment of the region and its buffers: the arena's alignment.
+    pub align: u64,
+    /// Whether `planned_bytes` is proven the fewest possible.
+    pub proven_optimal: bool,
+}
+
+/// A plan: where every buffer goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// The strategy that made it.
+    pub strategy: Strategy,
+    /// One entry per buffer of the problem, in its order.
+    pub buffers: Vec<Placed>,
+    /// One entry per region of the problem, in its order.
+    pub regions: Vec<RegionPlan>,
+}
+
+/// An in-place group: a root buffer and every buffer in place of it (transitively). The
+/// group occupies the root's bytes for the hull of all its lifetimes.
+struct Group {
+    root: usize,
+    members: Vec<usize>,
+    size: u64,
+    align: u64,
+    lifetime: Lifetime,
+}
+
+fn valid_align(a: u64) -> bool {
+    a.is_power_of_two() && a <= MAX_ALIGN
+}
+
+/// Plans `problem` with `strategy`.
+///
+/// # Errors
+///
+/// Every [`PlanError`] found, in a deterministic order: input errors first (alignments,
+/// in-place rules, pins), then each region's capacity. When the input has errors, no
+/// region is packed.
+pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError>> {
+    let mut errors = Vec::new();
+    let nr = problem.regions.len();
+    for (r, reg) in problem.regions.iter().enumerate() {
+        if !valid_align(reg.align) {
+            errors.push(PlanError::RegionAlign { region: r, align: reg.align });
+        }
+    }
+    for (i, b) in problem.buffers.iter().enumerate() {
+        if let Some(a) = b.align {
+            if !valid_align(a) {
+                errors.push(PlanError::BufferAlign { buffer: i, align: a });
+            }
+        }
+        if let Placement::In(r) = b.placement {
+            if r >= nr {
+                errors.push(PlanError::UnknownRegion { buffer: i });
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let groups = build_groups(problem, &mut errors);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+
+    // Regions for each group: pinned placements first; `Anywhere` groups later, in order.
+    let mut region_of: Vec<Option<usize>> = groups
+        .iter()
+        .map(|g| match problem.buffers[g.root].placement {
+            Placement::In(r) => Some(r),
+            Placement::Anywhere => None,
+        })
+        .collect();
+    for (gi, g) in groups.iter().enumerate() {
+        let b = &problem.buffers[g.root];
+        match region_of[gi] {
+            Some(r) => {
+                let cap = problem.regions[r].capacity;
+                if g.size > cap {
+                    errors.push(PlanError::BufferTooLarge {
+                        buffer: g.root,
+                        region: r,
+                        needed: g.size,
+                        available: cap,
+                    });
+                }
+                if let Some(pin) = b.pin {
+                    check_pin(problem, g, r, pin, &mut errors);
+                }
+            }
+            None => {
+                if b.pin.is_some() {
+                    errors.push(PlanError::PinWithoutRegion { buffer: g.root });
+                } else if problem.regions.iter().all(|reg| g.size > reg.capacity) {
+                    errors.push(PlanError::LargerThanEveryRegion { buffer: g.root, size: g.size });
+                }
+            }
+        }
+    }
+    check_pin_overlaps(problem, &groups, &region_of, &mut errors);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+
+    // Spill: each unplaced group goes to the first region where the region's plan still
+    // fits with it, in declaration order.
+    for gi in 0..groups.len() {
+        if region_of[gi].is_some() {
+            continue;
+        }
+        let mut chosen = None;
+        for r in 0..nr {
+            region_of[gi] = Some(r);
+            if let Ok(out) = pack_region(problem, &groups, &region_of, r, strategy) {
+                if out.1.layout.bytes <= problem.regions[r].capacity {
+                    chosen = Some(r);
+                    break;
+                }
+            }
+        }
+        region_of[gi] = chosen;
+        if chosen.is_none() {
+            errors.push(PlanError::FitsNoRegion { buffer: groups[gi].root, size: groups[gi].size });
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+
+    let mut buffers = vec![Placed { region: 0, offset: 0 }; problem.buffers.len()];
+    let mut regions = Vec::with_capacity(nr);
+    for r in 0..nr {
+        let (members, out, instance) = match pack_region(problem, &groups, &region_of, r, strategy) {
+            Ok(x) => x,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        let (lb, peak) = lower_bound(&instance);
+        let cap = problem.regions[r].capacity;
+        if out.layout.bytes > cap {
+            let live_at_peak = match peak {
+                Some(s) => crate::instance::live_at(&instance, s)
+                    .into_iter()
+                    .map(|k| (groups[members[k]].root, instance.items[k].size))
+                    .collect(),
+                None => Vec::new(),
+            };
+            errors.push(PlanError::Overflow(Overflow {
+                region: r,
+                needed: out.layout.bytes,
+                available: cap,
+                lower_bound: lb,
+                peak_step: peak,
+                live_at_peak,
+            }));
+        }
+        let mut align = problem.regions[r].align;
+        for (k, &gi) in members.iter().enumerate() {
+            align = align.max(groups[gi].align);
+            for &m in &groups[gi].members {
+                buffers[m] = Placed { region: r, offset: out.layout.offsets[k] };
+            }
+        }
+        regions.push(RegionPlan {
+            capacity: cap,
+            planned_bytes: out.layout.bytes,
+            lower_bound: lb,
+            peak_step: peak,
+            align,
+            proven_optimal: out.proven_optimal,
+        });
+    }
+    if errors.is_empty() { Ok(Plan { strategy, buffers, regions }) } else { Err(errors) }
+}
+
+/// Packs region `r`: returns the groups in it (in group order), the outcome and the
+/// instance.
+fn pack_region(
+    problem: &Problem,
+    groups: &[Group],
+    region_of: &[Option<usize>],
+    r: usize,
+    strategy: Strategy,
+) -> Result<(Vec<usize>, crate::strategy::Outcome, Instance), PlanError> {
+    let members: Vec<usize> = (0..groups.len()).filter(|&g| region_of[g] == Some(r)).collect();
+    let instance = Instance {
+        items: members
+            .iter()
+            .map(|&g| Item {
+                size: groups[g].size,
+                align: groups[g].align.max(1),
+                lifetime: groups[g].lifetime,
+                fixed: problem.buffers[groups[g].root].pin,
+            })
+            .collect(),
+    };
+    let out = run(strategy, &instance).map_err(|e| PlanError::SizeOverflow {
+        buffers: groups[members[e.item]].members.clone(),
+        region: Some(r),
+    })?;
+    Ok((members, out, instance))
+}
+
+/// Resolves in-place links into groups, checking the in-place rules.
+fn build_groups(problem: &Problem, errors: &mut Vec<PlanError>) -> Vec<Group> {
+    let n = problem.buffers.len();
+    let mut root = vec![usize::MAX; n];
+    for i in 0..n {
+        // Follow the chain; more than n links means a cycle.
+        let mut cur = i;
+        let mut hops = 0;
+        let mut ok = true;
+        while let Some(src) = problem.buffers[cur].in_place_of {
+            if src >= n || hops > n {
+                ok = false;
+                break;
+            }
+            cur = src;
+            hops += 1;
+        }
+        if !ok {
+            errors.push(PlanError::InPlaceCycle { buffer: i });
+            continue;
+        }
+        root[i] = cur;
+    }
+    for (i, b) in problem.buffers.iter().enumerate() {
+        let Some(src) = b.in_place_of else { continue };
+        if root[i] == usize::MAX {
+            continue;
+        }
+        let s = &problem.buffers[src];
+        if b.size > s.size {
+            errors.push(PlanError::InPlaceLarger { buffer: i, source: src, size: b.size, source_size: s.size });
+        }
+        if s.lifetime.last > b.lifetime.first {
+            errors.push(PlanError::InPlaceSourceLive {
+                buffer: i,
+                source: src,
+                source_last: s.lifetime.last,
+                first: b.lifetime.first,
+            });
+        }
+        if b.pin.is_some() {
+            errors.push(PlanError::InPlacePinned { buffer: i });
+        }
+        if let (Placement::In(x), Placement::In(y)) = (b.placement, problem.buffers[root[i]].placement) {
+            if x != y {
+                errors.push(PlanError::InPlaceRegion { buffer: i, source: src });
+            }
+        }
+    }
+    let mut groups: Vec<Group> = Vec::new();
+    let mut group_of_root = vec![usize::MAX; n];
+    for i in 0..n {
+        let r = root[i];
+        if r == usize::MAX {
+            continue;
+        }
+        if group_of_root[r] == usize::MAX {
+            group_of_root[r] = groups.len();
+            let rb = &problem.buffers[r];
+            groups.push(Group { root: r, members: Vec::new(), size: rb.size, align: 1, lifetime: rb.lifetime });
+        }
+        let g = &mut groups[group_of_root[r]];
+        g.members.push(i);
+        g.lifetime = g.lifetime.hull(&problem.buffers[i].lifetime);
+    }
+    // Alignment: the strictest of the members, in the group's region (or the first region
+    // that declares one, for groups still to be placed: every region's default applies
+    // once chosen, so take the explicit alignments and the root's region default).
+    for g in &mut groups {
+        let region = match problem.buffers[g.root].placement {
+            Placement::In(r) => Some(r),
+            Placement::Anywhere => None,
+        };
+        let mut a = 1;
+        for &m in &g.members {
+            let b = &problem.buffers[m];
+            let ma = match (b.align, region) {
+                (Some(x), _) => x,
+                (None, Some(r)) => problem.regions.get(r).map_or(1, |reg| reg.align),
+                (None, None) => problem.regions.iter().map(|reg| reg.align).max().unwrap_or(1),
+            };
+            a = a.max(ma);
+        }
+        g.align = a;
+    }
+    groups
+}
+
+fn check_pin(problem: &Problem, g: &Group, r: usize, pin: u64, errors: &mut Vec<PlanError>) {
+    if pin % g.align != 0 {
+        errors.push(PlanError::PinMisaligned { buffer: g.root, offset: pin, align: g.align });
+    }
+    let cap = problem.regions[r].capacity;
+    let fits = pin <= cap && g.size <= cap - pin;
+    if !fits {
+        errors.push(PlanError::PinOutOfBounds { buffer: g.root, offset: pin, size: g.size, capacity: cap });
+    }
+}
+
+fn check_pin_overlaps(problem: &Problem, groups: &[Group], region_of: &[Option<usize>], errors: &mut Vec<PlanError>) {
+    let pinned: Vec<usize> = (0..groups.len())
+        .filter(|&g| problem.buffers[groups[g].root].pin.is_some() && region_of[g].is_some() && groups[g].size > 0)
+        .collect();
+    for (x, &ga) in pinned.iter().enumerate() {
+        for &gb in &pinned[x + 1..] {
+            if region_of[ga] != region_of[gb] {
+                continue;
+            }
+            let (a, b) = (&groups[ga], &groups[gb]);
+            if !a.lifetime.conflicts(&b.lifetime) {
+                continue;
+            }
+            let pa = problem.buffers[a.root].pin.unwrap_or(0);
+            let pb = problem.buffers[b.root].pin.unwrap_or(0);
+            let (Some(ea), Some(eb)) = (pa.checked_add(a.size), pb.checked_add(b.size)) else { continue };
+            let start = pa.max(pb);
+            let end = ea.min(eb);
+            if start < end {
+                let (first, last) = (
+                    a.lifetime.first.max(b.lifetime.first),
+                    a.lifetime.last.min(b.lifetime.last),
+                );
+                let (lo, hi) = if a.root < b.root { (a.root, b.root) } else { (b.root, a.root) };
+                errors.push(PlanError::PinOverlap { a: lo, b: hi, bytes: (start, end), steps: (first, last) });
+            }
+        }
+    }
+}

@@ -22,10 +22,12 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod best_of;
 pub mod error;
 pub mod files;
 pub mod greedy;
 pub mod instance;
+pub mod optimal;
 pub mod plan;
 pub mod problem;
 pub mod strategy;

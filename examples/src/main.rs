@@ -1,0 +1,211 @@
+//! The main job: six real models' memory plans, exported by ExecuTorch, planned again by
+//! `memory_plan!` at compile time and proven at run time.
+//!
+//! Each model's buffers come from its ExecuTorch plan file (`data/executorch/*_greedy.csv`);
+//! ExecuTorch's own offsets in the file are ignored: memplan plans the buffers itself. At
+//! run time the example takes each plan's `MemoryManager` and walks the steps in order: at
+//! step `t` it first fills every buffer whose first step is `t` with a pattern derived from
+//! its name, through the `HierarchicalAllocator`, then checks that every buffer whose last
+//! step is `t` still holds its pattern. A plan that let two live buffers share a byte would
+//! fail the check.
+//!
+//! Run it with `cargo run --release --bin executorch-models`.
+
+use memplan_planner::files::parse_executorch;
+use memplan_runtime::{BufferInfo, HierarchicalAllocator, Plan, memory_plan};
+
+memory_plan! {
+    /// MobileNetV2, default export.
+    pub mod mobilenet_v2 {
+        region act: 16 MiB;
+        buffers in act from "../data/executorch/mobilenet_v2_greedy.csv";
+    }
+}
+memory_plan! {
+    /// MobileNetV2 with constant propagation.
+    pub mod mobilenet_v2_constprop {
+        region act: 16 MiB;
+        buffers in act from "../data/executorch/mobilenet_v2_constprop_greedy.csv";
+    }
+}
+memory_plan! {
+    /// ResNet-18, default export.
+    pub mod resnet18 {
+        region act: 8 MiB;
+        buffers in act from "../data/executorch/resnet18_greedy.csv";
+    }
+}
+memory_plan! {
+    /// ResNet-18 with constant propagation.
+    pub mod resnet18_constprop {
+        region act: 8 MiB;
+        buffers in act from "../data/executorch/resnet18_constprop_greedy.csv";
+    }
+}
+memory_plan! {
+    /// A transformer encoder layer, default export.
+    pub mod transformer_encoder {
+        region act: 1 MiB;
+        buffers in act from "../data/executorch/transformer_encoder_greedy.csv";
+    }
+}
+memory_plan! {
+    /// A transformer encoder layer with constant propagation.
+    pub mod transformer_encoder_constprop {
+        region act: 1 MiB;
+        buffers in act from "../data/executorch/transformer_encoder_constprop_greedy.csv";
+    }
+}
+
+/// One model: its name, its plan's table, its manager's planned memory, and the CSV text.
+struct Model {
+    name: &'static str,
+    buffers: &'static [BufferInfo],
+    csv: &'static str,
+}
+
+/// What the run found for one model.
+struct Outcome {
+    buffers: usize,
+    memplan: usize,
+    executorch: u64,
+    lower_bound: u64,
+    intact: bool,
+}
+
+/// The pattern byte `i` of the buffer whose name hashes to `seed`.
+fn pattern(seed: u64, i: usize) -> u8 {
+    // splitmix64 of (seed, i / 8), one byte of it per position.
+    let mut z = seed.wrapping_add((i as u64 / 8).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> ((i % 8) * 8)) as u8
+}
+
+/// FNV-1a of the name: the buffer's pattern seed.
+fn seed(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// Walks the steps, filling and checking buffers through `planned`. Returns whether every
+/// buffer held its pattern at its last step.
+fn prove<P: Plan>(planned: &HierarchicalAllocator<'_, P>, buffers: &[BufferInfo]) -> bool {
+    let last_step = buffers.iter().map(|b| b.last).max().unwrap_or(0);
+    let mut intact = true;
+    let mut by_first: Vec<Vec<&BufferInfo>> = vec![Vec::new(); last_step as usize + 1];
+    let mut by_last: Vec<Vec<&BufferInfo>> = vec![Vec::new(); last_step as usize + 1];
+    for b in buffers {
+        by_first[b.first as usize].push(b);
+        by_last[b.last as usize].push(b);
+    }
+    for t in 0..=last_step as usize {
+        for b in &by_first[t] {
+            let ptr = planned
+                .get_offset_address(b.memory_id, b.offset, b.size)
+                .expect("every planned buffer lies inside its region");
+            let s = seed(b.name);
+            for i in 0..b.size {
+                // SAFETY: `get_offset_address` checked that `[offset, offset + size)` lies in
+                // the region's arena, which this manager owns exclusively; raw writes create
+                // no references, so an overlap (which the check below would reveal) is a
+                // wrong value, not undefined behaviour.
+                unsafe { ptr.as_ptr().add(i).write(pattern(s, i)) };
+            }
+        }
+        for b in &by_last[t] {
+            let ptr = planned
+                .get_offset_address(b.memory_id, b.offset, b.size)
+                .expect("every planned buffer lies inside its region");
+            let s = seed(b.name);
+            for i in 0..b.size {
+                // SAFETY: as above; the byte was written when the buffer started.
+                let got = unsafe { ptr.as_ptr().add(i).read() };
+                if got != pattern(s, i) {
+                    intact = false;
+                    eprintln!("{}: byte {i} was overwritten before step {t}", b.name);
+                    break;
+                }
+            }
+        }
+    }
+    intact
+}
+
+/// The most bytes live at one step, computed directly from the plan file's rows.
+fn lower_bound(rows: &[(u64, u64, u64)]) -> u64 {
+    let steps = rows.iter().map(|r| r.2).max().unwrap_or(0);
+    (0..=steps)
+        .map(|t| rows.iter().filter(|r| r.1 <= t && t <= r.2).map(|r| r.0).sum::<u64>())
+        .max()
+        .unwrap_or(0)
+}
+
+fn run<P: Plan>(model: &Model, planned: &HierarchicalAllocator<'_, P>) -> Outcome {
+    let rows = parse_executorch(model.csv, model.name).expect("the plan file is well formed");
+    let executorch = rows.iter().map(|(_, r)| r.offset + r.size).max().unwrap_or(0);
+    let spans: Vec<(u64, u64, u64)> = rows.iter().map(|(_, r)| (r.size, r.first as u64, r.last as u64)).collect();
+    let memplan = model.buffers.iter().filter(|b| b.size > 0).map(|b| b.offset + b.size).max().unwrap_or(0);
+    Outcome {
+        buffers: model.buffers.len(),
+        memplan,
+        executorch,
+        lower_bound: lower_bound(&spans),
+        intact: prove(planned, model.buffers),
+    }
+}
+
+macro_rules! model {
+    ($m:ident, $file:literal) => {{
+        let model = Model {
+            name: stringify!($m),
+            buffers: $m::BUFFERS,
+            csv: include_str!(concat!("../data/executorch/", $file)),
+        };
+        let manager = $m::take().expect("first take of the plan's manager");
+        (model.name, run(&model, manager.planned()))
+    }};
+}
+
+fn main() {
+    let results = [
+        model!(mobilenet_v2, "mobilenet_v2_greedy.csv"),
+        model!(mobilenet_v2_constprop, "mobilenet_v2_constprop_greedy.csv"),
+        model!(resnet18, "resnet18_greedy.csv"),
+        model!(resnet18_constprop, "resnet18_constprop_greedy.csv"),
+        model!(transformer_encoder, "transformer_encoder_greedy.csv"),
+        model!(transformer_encoder_constprop, "transformer_encoder_constprop_greedy.csv"),
+    ];
+    println!(
+        "{:<30} {:>7} {:>12} {:>12} {:>12} {:>9} {:>7}",
+        "model", "buffers", "memplan", "executorch", "lower bound", "vs ET", "intact"
+    );
+    for (name, o) in &results {
+        println!(
+            "{:<30} {:>7} {:>12} {:>12} {:>12} {:>9.4} {:>7}",
+            name,
+            o.buffers,
+            o.memplan,
+            o.executorch,
+            o.lower_bound,
+            o.memplan as f64 / o.executorch as f64,
+            if o.intact { "yes" } else { "NO" }
+        );
+    }
+    println!();
+    let mut ok = true;
+    for (name, o) in &results {
+        println!(
+            "model={name} buffers={} memplan={} executorch={} lower_bound={} intact={}",
+            o.buffers,
+            o.memplan,
+            o.executorch,
+            o.lower_bound,
+            if o.intact { "yes" } else { "no" }
+        );
+        ok &= o.intact && o.memplan as u64 <= o.executorch;
+    }
+    if !ok {
+        std::process::exit(1);
+    }
+}

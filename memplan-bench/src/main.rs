@@ -1,0 +1,309 @@
+//! `memplan-bench`: runs memplan's strategies on plan files and on synthetic instances.
+//!
+//! ```text
+//! cargo run --release --bin memplan-bench -- DIR...
+//! cargo run --release --bin memplan-bench -- --synthetic
+//! ```
+//!
+//! With folders, it plans every ExecuTorch or MiniMalloc CSV under them with each strategy,
+//! validates each plan with `memplan_planner::validate`, and prints CSV on stdout
+//! (`file,buffers,lower_bound,strategy,bytes,proven_optimal,ms`) and a table on stderr. For
+//! ExecuTorch files, a row with strategy `executorch` gives ExecuTorch's own bytes (its `ms`
+//! is empty). With `--synthetic` it times the strategies on seeded synthetic instances of
+//! growing size instead.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Parser;
+use memplan_bench::inputs::{self, Input};
+use memplan_bench::synth::{self, Shape};
+use memplan_planner::{Plan, Strategy, plan, validate};
+
+#[derive(Parser, Debug)]
+#[command(name = "memplan-bench", about = "Benchmarks memplan's planning strategies", version)]
+struct Cli {
+    /// Folders (or files) to read plan CSVs from, recursively.
+    dirs: Vec<PathBuf>,
+    /// Also write every plan as `<input stem>.<strategy>.csv` (`name,offset,size,first,last`,
+    /// inclusive lifetimes) into this folder.
+    #[arg(long, value_name = "OUT")]
+    write_plans: Option<PathBuf>,
+    /// The node budget of the `optimal` strategy.
+    #[arg(long, default_value_t = Strategy::DEFAULT_NODES)]
+    nodes: u64,
+    /// Strategies to run, comma separated, from `greedy,best_of,optimal`.
+    #[arg(long, value_delimiter = ',', default_value = "greedy,best_of,optimal")]
+    strategies: Vec<String>,
+    /// Plans per file and strategy; `ms` is the median.
+    #[arg(long, default_value_t = 1)]
+    runs: usize,
+    /// Time the strategies on synthetic instances instead of files.
+    #[arg(long)]
+    synthetic: bool,
+    /// Synthetic sizes (buffers), comma separated.
+    #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000")]
+    sizes: Vec<usize>,
+    /// The synthetic generator's seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+fn strategies(cli: &Cli) -> Result<Vec<Strategy>, String> {
+    cli.strategies
+        .iter()
+        .map(|s| match s.as_str() {
+            "greedy" => Ok(Strategy::Greedy),
+            "best_of" => Ok(Strategy::BestOf),
+            "optimal" => Ok(Strategy::Optimal { nodes: cli.nodes }),
+            other => Err(format!("unknown strategy `{other}` (expected greedy, best_of or optimal)")),
+        })
+        .collect()
+}
+
+/// The median of `v` (sorted in place); the mean of the middle two for an even count.
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
+/// Plans `input` with `strategy` `runs` times; the plan, and the times in ms.
+fn time_plan(input: &Input, strategy: Strategy, runs: usize) -> Result<(Plan, Vec<f64>), String> {
+    let mut times = Vec::with_capacity(runs);
+    let mut first: Option<Plan> = None;
+    for _ in 0..runs.max(1) {
+        let t = Instant::now();
+        let p = plan(&input.problem, strategy).map_err(|e| format!("{}: {}: {e:?}", input.label, strategy.name()))?;
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        match &first {
+            None => first = Some(p),
+            Some(f) if *f != p => {
+                return Err(format!("{}: {}: two runs gave different plans", input.label, strategy.name()));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok((first.unwrap_or_else(|| unreachable!()), times))
+}
+
+fn write_plan(out: &Path, input: &Input, strategy: &str, p: &Plan) -> Result<(), String> {
+    let path = out.join(format!("{}.{strategy}.csv", input.stem));
+    let mut w = csv::Writer::from_path(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let err = |e: csv::Error| format!("{}: {e}", path.display());
+    w.write_record(["name", "offset", "size", "first", "last"]).map_err(err)?;
+    for (b, placed) in input.problem.buffers.iter().zip(&p.buffers) {
+        w.write_record([
+            b.name.clone(),
+            placed.offset.to_string(),
+            b.size.to_string(),
+            b.lifetime.first.to_string(),
+            b.lifetime.last.to_string(),
+        ])
+        .map_err(err)?;
+    }
+    w.flush().map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// One line of the stderr table.
+fn table_row(file: &str, buffers: usize, lb: u64, strategy: &str, bytes: u64, proven: bool, ms: Option<f64>) {
+    let ratio = if lb == 0 { 1.0 } else { bytes as f64 / lb as f64 };
+    let ms = ms.map_or_else(|| "-".to_string(), |m| format!("{m:.2}"));
+    eprintln!(
+        "{file:<44} {buffers:>7} {lb:>12} {strategy:<10} {bytes:>12} {ratio:>7.4} {:>6} {ms:>10}",
+        if proven { "yes" } else { "no" }
+    );
+}
+
+fn run_files(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
+    if let Some(out) = &cli.write_plans {
+        std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    let mut csv_out = csv::Writer::from_writer(std::io::stdout());
+    let csv_err = |e: csv::Error| e.to_string();
+    csv_out
+        .write_record(["file", "buffers", "lower_bound", "strategy", "bytes", "proven_optimal", "ms"])
+        .map_err(csv_err)?;
+    eprintln!(
+        "{:<44} {:>7} {:>12} {:<10} {:>12} {:>7} {:>6} {:>10}",
+        "file", "buffers", "lower bound", "strategy", "bytes", "x bound", "proven", "ms"
+    );
+    let mut seen = 0;
+    for dir in &cli.dirs {
+        let files = inputs::csv_files(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for path in files {
+            let label = match path.strip_prefix(dir) {
+                Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+                _ => path.file_name().map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().to_string()),
+            };
+            let Some(input) = inputs::read(&path, label).map_err(|e| e.to_string())? else {
+                eprintln!("skipped {}: neither an ExecuTorch nor a MiniMalloc header", path.display());
+                continue;
+            };
+            seen += 1;
+            let n = input.problem.buffers.len();
+            let mut lb = 0;
+            for &strategy in strategies {
+                let (p, mut times) = time_plan(&input, strategy, cli.runs)?;
+                validate(&input.problem, &p).map_err(|v| format!("{}: {}: invalid plan: {v}", input.label, strategy.name()))?;
+                let r = &p.regions[0];
+                lb = r.lower_bound;
+                let ms = median(&mut times);
+                csv_out
+                    .write_record([
+                        input.label.clone(),
+                        n.to_string(),
+                        r.lower_bound.to_string(),
+                        strategy.name().to_string(),
+                        r.planned_bytes.to_string(),
+                        r.proven_optimal.to_string(),
+                        format!("{ms:.3}"),
+                    ])
+                    .map_err(csv_err)?;
+                table_row(&input.label, n, r.lower_bound, strategy.name(), r.planned_bytes, r.proven_optimal, Some(ms));
+                if let Some(out) = &cli.write_plans {
+                    write_plan(out, &input, strategy.name(), &p)?;
+                }
+            }
+            if let Some(bytes) = input.executorch_bytes {
+                if strategies.is_empty() {
+                    lb = memplan_planner::plan(&input.problem, Strategy::Greedy)
+                        .map(|p| p.regions[0].lower_bound)
+                        .unwrap_or(0);
+                }
+                csv_out
+                    .write_record([
+                        input.label.clone(),
+                        n.to_string(),
+                        lb.to_string(),
+                        "executorch".to_string(),
+                        bytes.to_string(),
+                        (bytes == lb).to_string(),
+                        String::new(),
+                    ])
+                    .map_err(csv_err)?;
+                table_row(&input.label, n, lb, "executorch", bytes, bytes == lb, None);
+            }
+            csv_out.flush().map_err(|e| e.to_string())?;
+        }
+    }
+    if seen == 0 {
+        return Err("no ExecuTorch or MiniMalloc CSV found under the folders given".into());
+    }
+    Ok(())
+}
+
+fn run_synthetic(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
+    let mut csv_out = csv::Writer::from_writer(std::io::stdout());
+    let csv_err = |e: csv::Error| e.to_string();
+    csv_out
+        .write_record([
+            "shape", "buffers", "max_live", "lower_bound", "strategy", "bytes", "median_ms", "min_ms", "max_ms", "runs",
+        ])
+        .map_err(csv_err)?;
+    eprintln!(
+        "{:<9} {:>7} {:>5} {:>12} {:<10} {:>12} {:>7} {:>10} {:>10} {:>10}",
+        "shape", "buffers", "live", "lower bound", "strategy", "bytes", "x bound", "median ms", "min ms", "max ms"
+    );
+    let runs = cli.runs.max(1);
+    for shape in Shape::ALL {
+        for &n in &cli.sizes {
+            let instance = synth::generate(shape, n, cli.seed);
+            let live = synth::max_live(&instance);
+            let lb = memplan_planner::lower_bound(&instance).0;
+            for &strategy in strategies {
+                let mut times = Vec::with_capacity(runs);
+                let mut first = None;
+                for _ in 0..runs {
+                    let t = Instant::now();
+                    let out = memplan_planner::strategy::run(strategy, &instance)
+                        .map_err(|e| format!("{} {n}: overflow at item {}", shape.name(), e.item))?;
+                    times.push(t.elapsed().as_secs_f64() * 1e3);
+                    match &first {
+                        None => first = Some(out),
+                        Some(f) if *f != out => return Err(format!("{} {n}: two runs differ", shape.name())),
+                        Some(_) => {}
+                    }
+                }
+                let out = first.unwrap_or_else(|| unreachable!());
+                check_layout(&instance, &out.layout).map_err(|e| format!("{} {n} {}: {e}", shape.name(), strategy.name()))?;
+                let (min, max) = times.iter().fold((f64::MAX, 0f64), |(a, b), &t| (a.min(t), b.max(t)));
+                let med = median(&mut times);
+                let bytes = out.layout.bytes;
+                csv_out
+                    .write_record([
+                        shape.name().to_string(),
+                        n.to_string(),
+                        live.to_string(),
+                        lb.to_string(),
+                        strategy.name().to_string(),
+                        bytes.to_string(),
+                        format!("{med:.3}"),
+                        format!("{min:.3}"),
+                        format!("{max:.3}"),
+                        runs.to_string(),
+                    ])
+                    .map_err(csv_err)?;
+                csv_out.flush().map_err(|e| e.to_string())?;
+                eprintln!(
+                    "{:<9} {n:>7} {live:>5} {lb:>12} {:<10} {bytes:>12} {:>7.4} {med:>10.2} {min:>10.2} {max:>10.2}",
+                    shape.name(),
+                    strategy.name(),
+                    bytes as f64 / lb.max(1) as f64
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Validates a synthetic layout through the planner's own validator: the instance as a
+/// one-region problem, the layout as its plan.
+fn check_layout(instance: &memplan_planner::Instance, layout: &memplan_planner::Layout) -> Result<(), String> {
+    use memplan_planner::{Buffer, Placed, Problem, Region, RegionPlan};
+    let problem = Problem {
+        regions: vec![Region { name: "arena".into(), capacity: inputs::ROOM, align: 16 }],
+        buffers: instance
+            .items
+            .iter()
+            .enumerate()
+            .map(|(i, it)| Buffer::new(format!("b{i}"), it.size, 0, it.lifetime.first, it.lifetime.last).with_align(it.align))
+            .collect(),
+    };
+    let plan = Plan {
+        strategy: Strategy::Greedy,
+        buffers: layout.offsets.iter().map(|&offset| Placed { region: 0, offset }).collect(),
+        regions: vec![RegionPlan {
+            capacity: inputs::ROOM,
+            planned_bytes: layout.bytes,
+            lower_bound: 0,
+            peak_step: None,
+            align: 16,
+            proven_optimal: false,
+        }],
+    };
+    validate(&problem, &plan).map_err(|v| format!("invalid layout: {v}"))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = strategies(&cli).and_then(|s| {
+        if cli.synthetic {
+            run_synthetic(&cli, &s)
+        } else if cli.dirs.is_empty() {
+            Err("give at least one folder of plan CSVs, or --synthetic".into())
+        } else {
+            run_files(&cli, &s)
+        }
+    });
+    let _ = std::io::stdout().flush();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,479 @@
+//! The analysis pass: from the syntax tree to a planning [`Problem`] plus everything the
+//! code generator needs, checking every rule that does not need a plan (names, sizes,
+//! alignments, lifetimes, plan files). All errors are collected.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use memplan_planner::files::parse_executorch;
+use memplan_planner::{Buffer, DEFAULT_REGION_ALIGN, Lifetime, MAX_ALIGN, Placement, Problem, Region, Strategy};
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::{Attribute, Ident, LitStr, Type, Visibility};
+
+use crate::diag::Errors;
+use crate::names;
+use crate::parse::{Elem, Input, Size, Stmt};
+
+/// What the code generator needs: the checked input and the problem to plan.
+pub struct Model {
+    pub attrs: Vec<Attribute>,
+    pub vis: Visibility,
+    pub name: Ident,
+    /// Path of the runtime crate (`::memplan_runtime` unless `crate = ...`).
+    pub krate: TokenStream,
+    pub strategy: Strategy,
+    pub regions: Vec<RegionInfo>,
+    /// `[constant, runtime, temp]`: bytes and alignment.
+    pub pools: [(u64, u64); 3],
+    pub buffers: Vec<BufferInfo>,
+    pub problem: Problem,
+    /// Absolute paths of the plan files read, so that editing one rebuilds the crate.
+    pub files: Vec<PathBuf>,
+}
+
+pub struct RegionInfo {
+    pub attrs: Vec<Attribute>,
+    pub ident: Ident,
+    pub type_ident: Ident,
+    pub section: Option<LitStr>,
+    /// The `RegionKind` variant.
+    pub kind: Ident,
+}
+
+pub struct BufferInfo {
+    pub attrs: Vec<Attribute>,
+    pub type_ident: Ident,
+    /// Where errors about this buffer point.
+    pub span: Span,
+    pub size_span: Span,
+    pub live_span: Span,
+    pub pin_span: Span,
+    pub in_place_span: Span,
+    /// For buffers from a file: `file:line`, for messages.
+    pub origin: Option<String>,
+    pub elem: ElemInfo,
+}
+
+pub enum ElemInfo {
+    Bytes,
+    Prim(Ident),
+    /// A user type with its count and declared bytes and alignment.
+    User { ty: Type, count: u64, count_span: Span, bytes: u64, align: u64 },
+}
+
+const RESERVED: &[&str] = &["Plan", "BUFFERS", "STRATEGY", "take"];
+
+/// Checks `input`; records every error in `errors`. The model is returned even with
+/// errors, so that the fallback expansion can still declare the types.
+pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Model {
+    let mut krate: Option<TokenStream> = None;
+    let mut strategy = Strategy::default();
+    let mut strategy_seen = false;
+    let mut regions: Vec<RegionInfo> = Vec::new();
+    let mut problem = Problem::default();
+    let mut pools = [(0u64, 16u64); 3];
+    let mut pools_seen = [false; 3];
+    let mut buffers: Vec<BufferInfo> = Vec::new();
+    let mut files = Vec::new();
+    let mut region_by_name: HashMap<String, usize> = HashMap::new();
+    // Type names in use, with the span and description of their first user.
+    let mut type_names: HashMap<String, (Span, String)> = HashMap::new();
+    let mut claim = |errors: &mut Errors, tname: &str, span: Span, what: String| {
+        if RESERVED.contains(&tname) {
+            errors.at(span, format!("{what} would be named `{tname}`, which the generated module uses itself: rename it"));
+            return;
+        }
+        if let Some((_, prev)) = type_names.get(tname) {
+            errors.at(span, format!("{what} and {prev} both get the Rust name `{tname}`: rename one"));
+        } else {
+            type_names.insert(tname.to_string(), (span, what));
+        }
+    };
+
+    // Regions first: buffers may name a region declared after them.
+    for stmt in &input.stmts {
+        if let Stmt::Region(r) = stmt {
+            let name = r.name.to_string();
+            if region_by_name.contains_key(&name) {
+                errors.at(r.name.span(), format!("region `{name}` is declared twice"));
+                continue;
+            }
+            let capacity = size_bytes(&r.size, errors, &format!("region `{name}`"));
+            let align = match r.align {
+                Some((a, span)) => check_align(a, span, errors),
+                None => DEFAULT_REGION_ALIGN,
+            };
+            if let Some(sec) = &r.section {
+                check_section(sec, errors);
+            }
+            let tname = names::type_name(&name, 'R');
+            claim(errors, &tname, r.name.span(), format!("region `{name}`"));
+            region_by_name.insert(name.clone(), problem.regions.len());
+            problem.regions.push(Region { name, capacity, align });
+            regions.push(RegionInfo {
+                attrs: r.attrs.clone(),
+                ident: r.name.clone(),
+                type_ident: names::ident(&tname, r.name.span()),
+                section: r.section.clone(),
+                kind: region_kind(r.kind.as_ref(), errors),
+            });
+        }
+    }
+
+    let unknown_region = |errors: &mut Errors, id: &Ident, region_by_name: &HashMap<String, usize>| {
+        let mut known: Vec<&String> = region_by_name.keys().collect();
+        known.sort_by_key(|k| region_by_name[*k]);
+        let list = if known.is_empty() {
+            "none is declared".to_string()
+        } else {
+            known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+        };
+        errors.at(id.span(), format!("unknown region `{id}`; the regions are: {list}"));
+    };
+
+    let mut buffer_by_name: HashMap<String, usize> = HashMap::new();
+    // In-place sources to resolve once every buffer is known: (buffer, source ident).
+    let mut in_place: Vec<(usize, Ident)> = Vec::new();
+    let mut sizes_missing: Vec<usize> = Vec::new();
+    let mut pads: Vec<usize> = Vec::new();
+
+    for stmt in input.stmts {
+        match stmt {
+            Stmt::Region(_) => {}
+            Stmt::Crate(path) => {
+                if krate.is_some() {
+                    errors.at(syn::spanned::Spanned::span(&path), "`crate = ...` is given twice");
+                }
+                krate = Some(quote!(#path));
+            }
+            Stmt::Strategy(s) => {
+                if strategy_seen {
+                    errors.at(s.name.span(), "`strategy` is given twice");
+                }
+                strategy_seen = true;
+                match crate::solve::strategy_from(&s.name.to_string(), s.nodes.map(|n| n.0)) {
+                    Ok(st) => strategy = st,
+                    Err(msg) => errors.at(s.name.span(), msg),
+                }
+            }
+            Stmt::Pool(p) => {
+                let k = match p.which.to_string().as_str() {
+                    "constant" => 0,
+                    "runtime" => 1,
+                    _ => 2,
+                };
+                if pools_seen[k] {
+                    errors.at(p.which.span(), format!("`{}` is given twice", p.which));
+                }
+                pools_seen[k] = true;
+                let bytes = size_bytes(&p.size, errors, &format!("the `{}` pool", p.which));
+                let align = match p.align {
+                    Some((a, span)) => check_align(a, span, errors),
+                    None => 16,
+                };
+                pools[k] = (bytes, align);
+            }
+            Stmt::Buffer(b) => {
+                let name = b.name.to_string();
+                let index = problem.buffers.len();
+                if let Some(&prev) = buffer_by_name.get(&name) {
+                    let _ = prev;
+                    errors.at(b.name.span(), format!("buffer `{name}` is declared twice"));
+                } else {
+                    buffer_by_name.insert(name.clone(), index);
+                }
+                let tname = names::type_name(&name, 'B');
+                claim(errors, &tname, b.name.span(), format!("buffer `{name}`"));
+                let placement = match &b.region {
+                    None => Placement::Anywhere,
+                    Some(id) => match region_by_name.get(&id.to_string()) {
+                        Some(&r) => Placement::In(r),
+                        None => {
+                            unknown_region(errors, id, &region_by_name);
+                            Placement::Anywhere
+                        }
+                    },
+                };
+                let mut align = b.align.map(|(a, span)| check_align(a, span, errors));
+                let (size, size_span, elem) = match &b.size {
+                    Some(s) => {
+                        let bytes = size_bytes(s, errors, &format!("buffer `{name}`"));
+                        let elem = match &s.elem {
+                            Elem::Bytes => ElemInfo::Bytes,
+                            Elem::Prim { ty, size, .. } => {
+                                if align.is_none() {
+                                    // The element's size, never less than the region's.
+                                    let region_align = match placement {
+                                        Placement::In(r) => problem.regions[r].align,
+                                        Placement::Anywhere => {
+                                            problem.regions.iter().map(|r| r.align).max().unwrap_or(DEFAULT_REGION_ALIGN)
+                                        }
+                                    };
+                                    align = Some((*size).max(region_align));
+                                }
+                                ElemInfo::Prim(ty.clone())
+                            }
+                            Elem::User { ty, count, count_span } => match b.align {
+                                Some((a, _)) => ElemInfo::User { ty: ty.clone(), count: *count, count_span: *count_span, bytes, align: a },
+                                None => {
+                                    errors.at(
+                                        syn::spanned::Spanned::span(ty),
+                                        format!("buffer `{name}`: state the alignment of `[{}; {count}]` with `align A`", quote!(#ty)),
+                                    );
+                                    ElemInfo::Bytes
+                                }
+                            },
+                        };
+                        (bytes, s.span, elem)
+                    }
+                    None => {
+                        if b.in_place_of.is_none() {
+                            errors.at(
+                                b.name.span(),
+                                format!("buffer `{name}` has no size: write `N bytes`, `N KiB` or `[T; N]` after the colon"),
+                            );
+                        } else {
+                            sizes_missing.push(index);
+                        }
+                        (0, b.name.span(), ElemInfo::Bytes)
+                    }
+                };
+                let (lifetime, live_span) = match &b.live {
+                    Some(l) => match l.last {
+                        Some(last) => (Lifetime { first: l.first, last }, l.span),
+                        None => {
+                            errors.at(l.span, format!("buffer `{name}` has an empty lifetime: the last step comes before the first"));
+                            (Lifetime { first: l.first, last: l.first }, l.span)
+                        }
+                    },
+                    None => {
+                        errors.at(b.name.span(), format!("buffer `{name}` has no lifetime: add `live FIRST..=LAST` (steps, inclusive)"));
+                        (Lifetime { first: 0, last: 0 }, b.name.span())
+                    }
+                };
+                if let Some((pin, span)) = b.pin {
+                    if pin == u64::MAX {
+                        errors.at(span, "the pinned offset overflows 64 bits");
+                    }
+                }
+                if b.pad.is_some() {
+                    pads.push(index);
+                }
+                if let Some(src) = &b.in_place_of {
+                    in_place.push((index, src.clone()));
+                }
+                let in_place_span = b.in_place_of.as_ref().map_or(b.name.span(), |i| i.span());
+                problem.buffers.push(Buffer {
+                    name,
+                    size,
+                    align,
+                    lifetime,
+                    placement,
+                    pin: b.pin.map(|p| p.0),
+                    in_place_of: None,
+                });
+                buffers.push(BufferInfo {
+                    attrs: b.attrs,
+                    type_ident: names::ident(&tname, b.name.span()),
+                    span: b.name.span(),
+                    size_span,
+                    live_span,
+                    pin_span: b.pin.map_or(b.name.span(), |p| p.1),
+                    in_place_span,
+                    origin: None,
+                    elem,
+                });
+            }
+            Stmt::Buffers(f) => {
+                let placement = match &f.region {
+                    None => Placement::Anywhere,
+                    Some(id) => match region_by_name.get(&id.to_string()) {
+                        Some(&r) => Placement::In(r),
+                        None => {
+                            unknown_region(errors, id, &region_by_name);
+                            Placement::Anywhere
+                        }
+                    },
+                };
+                let Some(path) = resolve_file(&f.path, f.out_dir, base_dir, errors) else { continue };
+                let shown = f.path.value();
+                let text = match std::fs::read_to_string(&path) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        errors.at(f.path.span(), format!("cannot read plan file `{}`: {e}", path.display()));
+                        continue;
+                    }
+                };
+                files.push(path);
+                let rows = match parse_executorch(&text, &shown) {
+                    Ok(rows) => rows,
+                    Err(e) => {
+                        errors.at(f.path.span(), format!("malformed plan file: {e}"));
+                        continue;
+                    }
+                };
+                for (line, row) in rows {
+                    let what = format!("buffer `{}` ({shown}:{line})", row.name);
+                    if buffer_by_name.contains_key(&row.name) {
+                        errors.at(f.path.span(), format!("{what} has the name of a buffer declared before it"));
+                        continue;
+                    }
+                    buffer_by_name.insert(row.name.clone(), problem.buffers.len());
+                    let tname = names::type_name(&row.name, 'B');
+                    claim(errors, &tname, f.path.span(), what.clone());
+                    problem.buffers.push(Buffer {
+                        name: row.name.clone(),
+                        size: row.size,
+                        align: None,
+                        lifetime: row.lifetime(),
+                        placement,
+                        pin: None,
+                        in_place_of: None,
+                    });
+                    buffers.push(BufferInfo {
+                        attrs: Vec::new(),
+                        type_ident: names::ident(&tname, f.path.span()),
+                        span: f.path.span(),
+                        size_span: f.path.span(),
+                        live_span: f.path.span(),
+                        pin_span: f.path.span(),
+                        in_place_span: f.path.span(),
+                        origin: Some(format!("{shown}:{line}")),
+                        elem: ElemInfo::Bytes,
+                    });
+                }
+            }
+        }
+    }
+
+    for (i, src) in in_place {
+        match buffer_by_name.get(&src.to_string()) {
+            Some(&s) if s != i => {
+                problem.buffers[i].in_place_of = Some(s);
+                if sizes_missing.contains(&i) {
+                    problem.buffers[i].size = problem.buffers[s].size;
+                }
+                if problem.buffers[i].placement == Placement::Anywhere {
+                    problem.buffers[i].placement = problem.buffers[s].placement;
+                }
+            }
+            Some(_) => errors.at(src.span(), format!("buffer `{src}` cannot be in place of itself")),
+            None => errors.at(src.span(), format!("`in place of {src}`: there is no buffer `{src}`")),
+        }
+    }
+    for i in pads {
+        let b = &problem.buffers[i];
+        let align = match (b.align, b.placement) {
+            (Some(a), _) => a,
+            (None, Placement::In(r)) => problem.regions[r].align,
+            (None, Placement::Anywhere) => problem.regions.iter().map(|r| r.align).max().unwrap_or(DEFAULT_REGION_ALIGN),
+        };
+        match memplan_planner::instance::align_up(b.size, align) {
+            Some(s) => problem.buffers[i].size = s,
+            None => errors.at(buffers[i].size_span, format!("buffer `{}`: padding the size to {align} bytes overflows 64 bits", b.name)),
+        }
+    }
+    if problem.regions.is_empty() {
+        errors.at(input.name.span(), "the plan declares no region: add `region NAME: SIZE;`");
+    }
+
+    Model {
+        attrs: input.attrs,
+        vis: input.vis,
+        name: input.name,
+        krate: krate.unwrap_or_else(|| quote!(::memplan_runtime)),
+        strategy,
+        regions,
+        pools,
+        buffers,
+        problem,
+        files,
+    }
+}
+
+/// The runtime's `RegionKind` variant for `kind NAME`.
+fn region_kind(kind: Option<&Ident>, errors: &mut Errors) -> Ident {
+    let Some(k) = kind else { return Ident::new("Unspecified", Span::call_site()) };
+    let variant = match k.to_string().as_str() {
+        "tightly_coupled" => "TightlyCoupled",
+        "dma" => "DmaCapable",
+        "external" => "External",
+        other => {
+            errors.at(k.span(), format!("unknown region kind `{other}`: expected `tightly_coupled`, `dma` or `external`"));
+            "Unspecified"
+        }
+    };
+    Ident::new(variant, k.span())
+}
+
+/// The bytes of a size, reporting overflow (`u64::MAX` stands in so checks downstream fail).
+fn size_bytes(size: &Size, errors: &mut Errors, what: &str) -> u64 {
+    match size.bytes {
+        Some(b) => b,
+        None => {
+            errors.at(size.span, format!("{what}: the size overflows 64 bits (size arithmetic never wraps)"));
+            u64::MAX
+        }
+    }
+}
+
+fn check_align(a: u64, span: Span, errors: &mut Errors) -> u64 {
+    if !a.is_power_of_two() {
+        errors.at(span, format!("alignment {a} is not a power of two"));
+        return 1;
+    }
+    if a > MAX_ALIGN {
+        errors.at(span, format!("alignment {a} is above the largest supported, {MAX_ALIGN} bytes"));
+        return 1;
+    }
+    a
+}
+
+/// A link section name: printable ASCII, no quotes, no spaces, at most 64 bytes; it names
+/// a section of the object file and the linker script.
+fn check_section(sec: &LitStr, errors: &mut Errors) {
+    let s = sec.value();
+    let ok = !s.is_empty()
+        && s.len() <= 64
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '$' | '-'));
+    if !ok {
+        errors.at(
+            sec.span(),
+            format!("invalid section name {s:?}: use 1 to 64 of the characters A-Z a-z 0-9 . _ $ - (for example \".sram1\")"),
+        );
+    }
+}
+
+/// Resolves a plan file's path: relative to the source file of the invocation (as
+/// `include_str!` does), or inside `OUT_DIR`.
+fn resolve_file(lit: &LitStr, out_dir: bool, base_dir: Option<&Path>, errors: &mut Errors) -> Option<PathBuf> {
+    let rel = PathBuf::from(lit.value());
+    let path = if out_dir {
+        match std::env::var_os("OUT_DIR") {
+            Some(d) => PathBuf::from(d).join(&rel),
+            None => {
+                errors.at(lit.span(), "`from out_dir`: OUT_DIR is not set; the crate needs a build script (build.rs) that writes the plan file");
+                return None;
+            }
+        }
+    } else if rel.is_absolute() {
+        rel
+    } else {
+        match base_dir {
+            Some(d) => d.join(&rel),
+            None => {
+                errors.at(lit.span(), "cannot tell which file this invocation is in, so a relative plan file path cannot be resolved: use `from out_dir` or an absolute path");
+                return None;
+            }
+        }
+    };
+    match path.canonicalize() {
+        Ok(p) => Some(p),
+        Err(e) => {
+            let place = if out_dir { "in OUT_DIR" } else { "next to the source file of this invocation" };
+            errors.at(lit.span(), format!("plan file `{}` not found {place}: {e}", lit.value()));
+            None
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! Best of several orderings: first fit ([`crate::greedy::first_fit`]) run with a fixed list
+//! of cheap orderings, keeping the best.
+//!
+//! # The orderings
+//!
+//! [`ORDERINGS`] lists them, in this fixed order; every one ends its tie-break on the item
+//! index, so each is a total order:
+//!
+//! 0. `size`: greedy by size's own order ([`crate::greedy::greedy_order`]): size, largest
+//!    first; then longer lifetime; then earlier first step.
+//! 1. `peak`: the most bytes live at one step of the item's lifetime, largest first (the
+//!    items that sit in the busiest steps go first); then size, largest first; then longer
+//!    lifetime; then earlier first step.
+//! 2. `length`: lifetime length in steps, longest first; then size, largest first; then
+//!    earlier first step.
+//! 3. `area`: size times lifetime length (byte-steps), largest first; then size, largest
+//!    first; then earlier first step.
+//! 4. `conflicts`: the number of items it shares a step with, most first; then size,
+//!    largest first; then earlier first step.
+//! 5. `first`: first step, earliest first; then size, largest first; then longer lifetime.
+//! 6. `last`: last step, latest first; then size, largest first; then longer lifetime.
+//!
+//! # How the best is chosen
+//!
+//! The items split at time cut lines into independent parts: a cut is a step boundary that
+//! no item with bytes is live across, so no item of one part shares a step with an item of
+//! another, and every part's offsets can be chosen on their own. First fit treats the parts
+//! independently too, so each ordering's offsets in a part do not depend on the other
+//! parts. In each part, the ordering whose plan of that part ends lowest (the largest
+//! `offset + size` of the part's items) wins; ties go to the earlier ordering in the list.
+//! The plan takes each part's offsets from its winning ordering. Its bytes are therefore at
+//! most the bytes of every single ordering, greedy by size's included. Zero-size items take
+//! offset 0, as in greedy.
+//!
+//! The list, the tie-breaks and the choice rule are part of the public contract (they decide
+//! the offsets); a change is recorded in the changelog.
+//!
+//! # Cost
+//!
+//! One conflict graph, then one sort and one first-fit pass per ordering:
+//! `O(k (n log n + P log L))` for `k` orderings (see [`crate::greedy`]).
+
+use std::cmp::Reverse;
+
+use crate::greedy::{Conflicts, first_fit_with, greedy_order};
+use crate::instance::{Instance, Layout, SizeOverflow};
+
+/// The names of the orderings, in the order they are tried (see the module documentation).
+pub const ORDERINGS: [&str; 7] = ["size", "peak", "length", "area", "conflicts", "first", "last"];
+
+/// Time compressed to the boundaries where some item with bytes starts or ends.
+///
+/// Section `k` is the steps `bounds[k]..bounds[k + 1]`; the set of live items is the same at
+/// every step of a section.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Timeline {
+    /// Sorted distinct boundaries: every `first` and every `last + 1` of an item with bytes.
+    pub(crate) bounds: Vec<u64>,
+    /// Per item, the sections `[lo, hi)` of its lifetime; `(0, 0)` for a zero-size item.
+    pub(crate) span: Vec<(u32, u32)>,
+}
+
+impl Timeline {
+    /// The timeline of the items with bytes.
+    pub(crate) fn new(instance: &Instance) -> Timeline {
+        let items = &instance.items;
+        let mut bounds: Vec<u64> = Vec::with_capacity(items.len() * 2);
+        for it in items.iter().filter(|it| it.size > 0) {
+            bounds.push(u64::from(it.lifetime.first));
+            bounds.push(u64::from(it.lifetime.last) + 1);
+        }
+        bounds.sort_unstable();
+        bounds.dedup();
+        let index = |t: u64| bounds.partition_point(|&b| b < t) as u32;
+        let span = items
+            .iter()
+            .map(|it| {
+                if it.size == 0 {
+                    (0, 0)
+                } else {
+                    (index(u64::from(it.lifetime.first)), index(u64::from(it.lifetime.last) + 1))
+                }
+            })
+            .collect();
+        Timeline { bounds, span }
+    }
+
+    /// The number of sections.
+    pub(crate) fn sections(&self) -> usize {
+        self.bounds.len().saturating_sub(1)
+    }
+
+    /// Bytes live in each section (saturating at `u64::MAX`).
+    pub(crate) fn live_bytes(&self, instance: &Instance) -> Vec<u64> {
+        let s = self.sections();
+        let mut diff = vec![0i128; s + 1];
+        for (it, &(lo, hi)) in instance.items.iter().zip(&self.span) {
+            if it.size > 0 {
+                diff[lo as usize] += i128::from(it.size);
+                diff[hi as usize] -= i128::from(it.size);
+            }
+        }
+        let mut acc = 0i128;
+        diff[..s]
+            .iter()
+            .map(|d| {
+                acc += d;
+                u64::try_from(acc).unwrap_or(u64::MAX)
+            })
+            .collect()
+    }
+
+    /// The part of every item: items with bytes split at the section boundaries that no item
+    /// spans; parts are numbered in time order. Zero-size items get `u32::MAX`.
+    pub(crate) fn parts(&self) -> (Vec<u32>, usize) {
+        let s = self.sections();
+        // crossing[k]: items live in both section k and section k + 1.
+        let mut diff = vec![0i64; s + 1];
+        for &(lo, hi) in &self.span {
+            if hi > lo + 1 {
+                diff[lo as usize] += 1;
+                diff[hi as usize - 1] -= 1;
+            }
+        }
+        let mut part_of_section = vec![0u32; s];
+        let (mut part, mut acc) = (0u32, 0i64);
+        for k in 0..s {
+            part_of_section[k] = part;
+            acc += diff[k];
+            if acc == 0 {
+                part += 1;
+            }
+        }
+        let parts = self
+            .span
+            .iter()
+            .map(|&(lo, hi)| if hi == lo { u32::MAX } else { part_of_section[lo as usize] })
+            .collect();
+        (parts, part as usize)
+    }
+}
+
+/// Each item's peak: the most bytes live at one step of its lifetime (0 for zero-size
+/// items), by a range-maximum tree over the sections.
+fn peaks(instance: &Instance, timeline: &Timeline) -> Vec<u64> {
+    let live = timeline.live_bytes(instance);
+    let s = live.len();
+    let mut tree = vec![0u64; 2 * s];
+    tree[s..].copy_from_slice(&live);
+    for k in (1..s).rev() {
+        tree[k] = tree[2 * k].max(tree[2 * k + 1]);
+    }
+    timeline
+        .span
+        .iter()
+        .map(|&(lo, hi)| {
+            let (mut l, mut r, mut m) = (lo as usize + s, hi as usize + s, 0u64);
+            while l < r {
+                if l & 1 == 1 {
+                    m = m.max(tree[l]);
+                    l += 1;
+                }
+                if r & 1 == 1 {
+                    r -= 1;
+                    m = m.max(tree[r]);
+                }
+                l /= 2;
+                r /= 2;
+            }
+            m
+        })
+        .collect()
+}
+
+/// The order of ordering number `k` of [`ORDERINGS`].
+///
+/// # Panics
+///
+/// If `k >= ORDERINGS.len()`.
+fn ordering(instance: &Instance, k: usize, peak: &[u64], conflicts: &Conflicts) -> Vec<usize> {
+    let items = &instance.items;
+    let n = items.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    let len = |i: usize| items[i].lifetime.len();
+    let size = |i: usize| items[i].size;
+    let first = |i: usize| items[i].lifetime.first;
+    match k {
+        0 => return greedy_order(instance),
+        1 => order.sort_unstable_by_key(|&i| (Reverse(peak[i]), Reverse(size(i)), Reverse(len(i)), first(i), i)),
+        2 => order.sort_unstable_by_key(|&i| (Reverse(len(i)), Reverse(size(i)), first(i), i)),
+        3 => order.sort_unstable_by_key(|&i| {
+            (Reverse(u128::from(size(i)) * u128::from(len(i))), Reverse(size(i)), first(i), i)
+        }),
+        4 => order.sort_unstable_by_key(|&i| (Reverse(conflicts.of(i).len()), Reverse(size(i)), first(i), i)),
+        5 => order.sort_unstable_by_key(|&i| (first(i), Reverse(size(i)), Reverse(len(i)), i)),
+        6 => order.sort_unstable_by_key(|&i| (Reverse(items[i].lifetime.last), Reverse(size(i)), Reverse(len(i)), i)),
+        _ => panic!("no ordering number {k}"),
+    }
+    order
+}
+
+/// What [`best_of_detailed`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BestOf {
+    /// The combined layout.
+    pub layout: Layout,
+    /// Bytes of each ordering's own plan, in the order of [`ORDERINGS`].
+    pub bytes: Vec<u64>,
+}
+
+/// Best of several orderings (see the module documentation).
+///
+/// # Errors
+///
+/// [`SizeOverflow`] when an offset plus a size overflows `u64` under some ordering.
+pub fn best_of(instance: &Instance) -> Result<Layout, SizeOverflow> {
+    best_of_detailed(instance).map(|b| b.layout)
+}
+
+/// [`best_of`], also returning every ordering's bytes.
+///
+/// # Errors
+///
+/// [`SizeOverflow`] when an offset plus a size overflows `u64` under some ordering.
+pub fn best_of_detailed(instance: &Instance) -> Result<BestOf, SizeOverflow> {
+    let conflicts = Conflicts::new(instance);
+    best_of_with(instance, &conflicts)
+}
+
+pub(crate) fn best_of_with(instance: &Instance, conflicts: &Conflicts) -> Result<BestOf, SizeOverflow> {
+    let items = &instance.items;
+    let timeline = Timeline::new(instance);
+    let peak = peaks(instance, &timeline);
+    let (part, nparts) = timeline.parts();
+    // Per part: (lowest end so far, offsets' ordering number); ties keep the earlier one.
+    let mut best_end: Vec<u64> = vec![u64::MAX; nparts];
+    let mut offsets = vec![0u64; items.len()];
+    let mut all_bytes = Vec::with_capacity(ORDERINGS.len());
+    let mut end = vec![0u64; nparts];
+    for k in 0..ORDERINGS.len() {
+        let layout = first_fit_with(instance, conflicts, &ordering(instance, k, &peak, conflicts))?;
+        all_bytes.push(layout.bytes);
+        end.iter_mut().for_each(|e| *e = 0);
+        for (i, it) in items.iter().enumerate() {
+            if it.size > 0 {
+                // No overflow: first fit checked every end.
+                let p = part[i] as usize;
+                end[p] = end[p].max(layout.offsets[i] + it.size);
+            }
+        }
+        let better: Vec<bool> = (0..nparts).map(|p| end[p] < best_end[p]).collect();
+        for (i, it) in items.iter().enumerate() {
+            if it.size > 0 && better[part[i] as usize] {
+                offsets[i] = layout.offsets[i];
+            }
+        }
+        for p in 0..nparts {
+            if better[p] {
+                best_end[p] = end[p];
+            }
+        }
+    }
+    // Zero-size free items stay at 0; fixed ones keep their offset.
+    for (i, it) in items.iter().enumerate() {
+        if it.size == 0 {
+            offsets[i] = it.fixed.unwrap_or(0);
+        }
+    }
+    Ok(BestOf { layout: Layout::from_offsets(instance, offsets)?, bytes: all_bytes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instance::Item;
+    use crate::problem::Lifetime;
+
+    fn item(size: u64, first: u32, last: u32) -> Item {
+        Item { size, align: 1, lifetime: Lifetime::new(first, last).unwrap(), fixed: None }
+    }
+
+    #[test]
+    fn parts_split_where_nothing_is_live_across() {
+        let inst = Instance { items: vec![item(4, 0, 1), item(4, 1, 2), item(0, 0, 9), item(4, 3, 3), item(4, 5, 6)] };
+        let t = Timeline::new(&inst);
+        assert_eq!(t.bounds, vec![0, 1, 2, 3, 4, 5, 7]);
+        let (parts, n) = t.parts();
+        assert_eq!(parts, vec![0, 0, u32::MAX, 1, 3]);
+        // Section [4, 5) has nothing live: a part of its own, with no items.
+        assert_eq!(n, 4);
+    }
+
+    #[test]
+    fn peaks_are_the_busiest_step_of_each_lifetime() {
+        let inst = Instance { items: vec![item(4, 0, 1), item(8, 1, 2), item(2, 2, 5)] };
+        let t = Timeline::new(&inst);
+        assert_eq!(peaks(&inst, &t), vec![12, 12, 10]);
+    }
+}

@@ -1,0 +1,807 @@
+//! An exact search for the fewest bytes, after MiniMalloc (Moffitt, ASPLOS 2023), with a
+//! budget counted in search nodes.
+//!
+//! # The search
+//!
+//! The question the search answers is a decision: "is there a layout within `C` bytes?".
+//! It is a depth-first branch and bound over *canonical* layouts only:
+//!
+//! - **Lower blocks first.** A layout is canonical when no movable item can be moved to a
+//!   lower valid offset. Every layout can be made canonical without growing (move items
+//!   down until none can move), so searching canonical layouts loses nothing. In a
+//!   canonical layout, take the movable items in order of offset (ties by a fixed
+//!   preorder): each one sits at the lowest aligned offset above every item before it in
+//!   that order whose lifetime it shares, clear of the pinned items. So the search places
+//!   items in that order, each at exactly that offset: a node chooses *which* item comes
+//!   next, never where it goes. The next item's offset may not be below the previous one's
+//!   (nor equal with a smaller preorder), and no item may go at or above the top of another
+//!   unplaced item's lowest position, since that item could then move down (dominance).
+//! - **Sections.** Time is cut into sections, the steps between two consecutive points
+//!   where some item starts or ends, so the set of live items is constant inside each. In
+//!   a section, the unplaced items all go at or above the lowest offset any of them can
+//!   take, and at or above the offset of the item just placed, and they need their sizes
+//!   summed: when that sum does not fit under `C`, the node is pruned.
+//! - **Cut lines.** When no unplaced item is live across a section boundary, the items on
+//!   each side no longer interact: the problem splits there, and each side is solved on its
+//!   own (a failure on one side fails the node, without trying other layouts of the sides
+//!   already solved). The instance is split the same way before the search starts, and a
+//!   part whose starting plan already fits in `C` is not searched at all.
+//!
+//! Each node (one item placed) costs one unit of the budget; when the budget runs out the
+//! search stops and keeps what it has. The result never depends on the machine's speed.
+//!
+//! # The driver
+//!
+//! [`optimal`] starts from [`crate::best_of::best_of`]'s plan (bytes `U`) and the lower
+//! bound `L` (the most bytes live at one step, and the highest end of a pinned item). If
+//! `U = L` it is done. Otherwise it asks the decision question for a sequence of
+//! capacities, each with a share of the budget, keeping the best layout found:
+//!
+//! 1. `C = L`, with up to half the budget. A layout found there is optimal. A search that
+//!    ends without one proves `L` is out of reach, and `L + 1` becomes the bound.
+//! 2. Then a bisection between the bound and the best layout so far: `C` halfway. A layout
+//!    found lowers the upper end to its own bytes; a proof of infeasibility raises the bound
+//!    to `C + 1`; a search that runs out of its share (a quarter of what is left, at least
+//!    one node per item) gives up on everything below `C + 1` without a proof.
+//!
+//! The layout is proven optimal when its bytes equal the proven bound.
+//!
+//! Each decision search runs the preorders of [`PREORDERS`] in a round robin with a node
+//! limit per try that starts at twice the number of items and doubles (as MiniMalloc does):
+//! some instances are easy under one preorder and hard under another.
+//!
+//! # Determinism
+//!
+//! Everything above is a function of the instance and the budget alone: candidates are
+//! tried in order of offset, then preorder (a total order ending on the item index), and
+//! no decision looks at the clock.
+
+use crate::best_of::{Timeline, best_of_with};
+use crate::greedy::Conflicts;
+use crate::instance::{Instance, Layout, SizeOverflow, align_up, lower_bound};
+
+/// What [`optimal`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptimalOutcome {
+    /// The best layout found.
+    pub layout: Layout,
+    /// Whether `layout.bytes` is proven to be the fewest possible.
+    pub proven_optimal: bool,
+    /// The best lower bound proven on the bytes, in bytes.
+    pub lower_bound: u64,
+    /// Search nodes used (at most the budget).
+    pub nodes: u64,
+}
+
+/// The static preorders the decision search tries in turn, as MiniMalloc names them:
+/// `T` = the most bytes live in a section of the item's lifetime (largest first), `W` =
+/// lifetime length in steps (longest first), `A` = size times length (largest first). Each
+/// ends its tie-break on the item index.
+pub const PREORDERS: [&str; 3] = ["TWA", "WAT", "TAW"];
+
+/// A decision search's result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Status {
+    /// A layout within the capacity was found.
+    Found,
+    /// The whole search space was explored: there is none.
+    Infeasible,
+    /// The node budget ran out first.
+    OutOfNodes,
+}
+
+const UNPLACED: u64 = u64::MAX;
+
+#[derive(Clone, Copy, Debug)]
+enum Undo {
+    /// An item was placed (its sections' remaining bytes and cut counts were lowered).
+    Place(u32),
+    /// An item's lowest offset was raised from this value.
+    MinOff(u32, u64),
+    /// A section's floor changed from this value.
+    Floor(u32, u64),
+}
+
+/// A set of unplaced items and the sections `[lo, hi)` they live in.
+#[derive(Clone, Copy, Debug)]
+struct Part {
+    items: (usize, usize),
+    lo: u32,
+    hi: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct SearchFrame {
+    part: usize,
+    /// The offset and preorder of the last item placed: later items come after it.
+    o: u64,
+    pre: u32,
+    cands: (usize, usize),
+    next: usize,
+    mark: usize,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct SplitFrame {
+    parts: (usize, usize),
+    next: usize,
+    o: u64,
+    pre: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Frame {
+    Search(SearchFrame),
+    Split(SplitFrame),
+}
+
+/// The search over the movable items with bytes ("locals", numbered `0..m`).
+struct Search {
+    // Static data.
+    /// The instance index of each local.
+    item_of: Vec<usize>,
+    size: Vec<u64>,
+    align: Vec<u64>,
+    span: Vec<(u32, u32)>,
+    /// Conflicting locals, compressed rows.
+    adj_start: Vec<usize>,
+    adj: Vec<u32>,
+    /// Conflicting pinned items `(offset, end)`, sorted, compressed rows.
+    obs_start: Vec<usize>,
+    obs: Vec<(u64, u64)>,
+    /// Locals live in each section, compressed rows.
+    sec_start: Vec<usize>,
+    sec_items: Vec<u32>,
+    /// Bytes of locals live in each section.
+    total: Vec<u64>,
+    /// Lifetime length in steps.
+    width: Vec<u64>,
+    /// Locals crossing each section boundary `k` (between sections `k` and `k + 1`).
+    cut0: Vec<u32>,
+    /// Each local's lowest offset with nothing placed.
+    base_min: Vec<u64>,
+    /// The static parts, in time order, and each local's part.
+    static_parts: Vec<Part>,
+    static_items: Vec<u32>,
+    part_of: Vec<u32>,
+    // The preorder in use: rank of each local.
+    pre: Vec<u32>,
+    // Dynamic state.
+    off: Vec<u64>,
+    min_off: Vec<u64>,
+    floor: Vec<u64>,
+    rem: Vec<u64>,
+    cut: Vec<u32>,
+    log: Vec<Undo>,
+    stamp: Vec<u32>,
+    generation: u32,
+    affected: Vec<u32>,
+    frames: Vec<Frame>,
+    parts: Vec<Part>,
+    part_items: Vec<u32>,
+    cands: Vec<u32>,
+    nodes_left: u64,
+    nodes_used: u64,
+}
+
+impl Search {
+    fn new(instance: &Instance, conflicts: &Conflicts) -> Search {
+        let items = &instance.items;
+        let item_of: Vec<usize> =
+            (0..items.len()).filter(|&i| items[i].size > 0 && items[i].fixed.is_none()).collect();
+        let m = item_of.len();
+        let mut local = vec![u32::MAX; items.len()];
+        for (u, &i) in item_of.iter().enumerate() {
+            local[i] = u as u32;
+        }
+        let sub = Instance { items: item_of.iter().map(|&i| items[i]).collect() };
+        let timeline = Timeline::new(&sub);
+        let s = timeline.sections();
+        let span = timeline.span.clone();
+        let size: Vec<u64> = sub.items.iter().map(|it| it.size).collect();
+        let align: Vec<u64> = sub.items.iter().map(|it| it.align.max(1)).collect();
+        let width: Vec<u64> = sub.items.iter().map(|it| it.lifetime.len()).collect();
+        let (mut adj_start, mut adj) = (Vec::with_capacity(m + 1), Vec::new());
+        let (mut obs_start, mut obs) = (Vec::with_capacity(m + 1), Vec::new());
+        adj_start.push(0);
+        obs_start.push(0);
+        for &i in &item_of {
+            let first_obs = obs.len();
+            for &j in conflicts.of(i) {
+                let j = j as usize;
+                match items[j].fixed {
+                    // No overflow: the caller checked every pinned end.
+                    Some(f) => obs.push((f, f + items[j].size)),
+                    None => adj.push(local[j]),
+                }
+            }
+            obs[first_obs..].sort_unstable();
+            adj_start.push(adj.len());
+            obs_start.push(obs.len());
+        }
+        let mut count = vec![0usize; s + 1];
+        for &(lo, hi) in &span {
+            for k in lo..hi {
+                count[k as usize] += 1;
+            }
+        }
+        let mut sec_start = Vec::with_capacity(s + 1);
+        let mut acc = 0;
+        for c in &count[..s] {
+            sec_start.push(acc);
+            acc += c;
+        }
+        sec_start.push(acc);
+        let mut fill = sec_start.clone();
+        let mut sec_items = vec![0u32; acc];
+        for (u, &(lo, hi)) in span.iter().enumerate() {
+            for k in lo..hi {
+                sec_items[fill[k as usize]] = u as u32;
+                fill[k as usize] += 1;
+            }
+        }
+        let total = timeline.live_bytes(&sub);
+        let mut cut0 = vec![0u32; s.saturating_sub(1)];
+        for &(lo, hi) in &span {
+            for k in lo..hi.saturating_sub(1) {
+                cut0[k as usize] += 1;
+            }
+        }
+        let (part_of, nparts) = timeline.parts();
+        let mut static_parts: Vec<Part> = Vec::new();
+        let mut static_items: Vec<u32> = Vec::with_capacity(m);
+        let mut by_part: Vec<Vec<u32>> = vec![Vec::new(); nparts];
+        for u in 0..m {
+            by_part[part_of[u] as usize].push(u as u32);
+        }
+        for list in by_part.into_iter().filter(|l| !l.is_empty()) {
+            let lo = list.iter().map(|&u| span[u as usize].0).min().unwrap_or(0);
+            let hi = list.iter().map(|&u| span[u as usize].1).max().unwrap_or(0);
+            let start = static_items.len();
+            static_items.extend_from_slice(&list);
+            static_parts.push(Part { items: (start, static_items.len()), lo, hi });
+        }
+        let mut part_of = vec![0u32; m];
+        for (p, part) in static_parts.iter().enumerate() {
+            for &u in &static_items[part.items.0..part.items.1] {
+                part_of[u as usize] = p as u32;
+            }
+        }
+        let mut search = Search {
+            item_of,
+            size,
+            align,
+            span,
+            adj_start,
+            adj,
+            obs_start,
+            obs,
+            sec_start,
+            sec_items,
+            total,
+            width,
+            cut0,
+            base_min: Vec::new(),
+            static_parts,
+            static_items,
+            part_of,
+            pre: (0..m as u32).collect(),
+            off: vec![UNPLACED; m],
+            min_off: vec![0; m],
+            floor: vec![0; s],
+            rem: vec![0; s],
+            cut: Vec::new(),
+            log: Vec::new(),
+            stamp: vec![0; s],
+            generation: 0,
+            affected: Vec::new(),
+            frames: Vec::new(),
+            parts: Vec::new(),
+            part_items: Vec::new(),
+            cands: Vec::new(),
+            nodes_left: 0,
+            nodes_used: 0,
+        };
+        search.base_min = (0..m).map(|u| search.lowest(u, 0)).collect();
+        search
+    }
+
+    /// The lowest offset at or above `floor`, aligned, where local `u` clears every pinned
+    /// item it conflicts with; saturates at `u64::MAX` (never within a capacity).
+    fn lowest(&self, u: usize, floor: u64) -> u64 {
+        let (size, align) = (self.size[u], self.align[u]);
+        let Some(mut x) = align_up(floor, align) else { return u64::MAX };
+        for &(o, e) in &self.obs[self.obs_start[u]..self.obs_start[u + 1]] {
+            if e <= x {
+                continue;
+            }
+            if x.saturating_add(size) <= o {
+                break;
+            }
+            match align_up(e, align) {
+                Some(v) => x = v,
+                None => return u64::MAX,
+            }
+        }
+        x
+    }
+
+    /// Sets the preorder: `keys` as in [`PREORDERS`].
+    fn set_preorder(&mut self, keys: &str) {
+        let m = self.size.len();
+        let t: Vec<u64> = (0..m)
+            .map(|u| {
+                let (lo, hi) = self.span[u];
+                self.total[lo as usize..hi as usize].iter().copied().max().unwrap_or(0)
+            })
+            .collect();
+        let key = |u: usize, c: char| -> u128 {
+            match c {
+                'T' => u128::from(t[u]),
+                'W' => u128::from(self.width[u]),
+                'A' => u128::from(self.size[u]) * u128::from(self.width[u]),
+                _ => u128::from(self.size[u]),
+            }
+        };
+        let mut order: Vec<usize> = (0..m).collect();
+        order.sort_by(|&a, &b| {
+            for c in keys.chars() {
+                let o = key(b, c).cmp(&key(a, c));
+                if o.is_ne() {
+                    return o;
+                }
+            }
+            a.cmp(&b)
+        });
+        for (rank, &u) in order.iter().enumerate() {
+            self.pre[u] = rank as u32;
+        }
+    }
+
+    fn reset(&mut self) {
+        self.off.iter_mut().for_each(|o| *o = UNPLACED);
+        self.min_off.clone_from(&self.base_min);
+        self.rem.clone_from(&self.total);
+        self.cut.clone_from(&self.cut0);
+        for s in 0..self.rem.len() {
+            self.floor[s] = self.section_floor(s);
+        }
+        self.log.clear();
+        self.frames.clear();
+        self.parts.clear();
+        self.part_items.clear();
+        self.cands.clear();
+    }
+
+    /// The lowest offset any unplaced local of section `s` can take (`u64::MAX` if none).
+    fn section_floor(&self, s: usize) -> u64 {
+        self.sec_items[self.sec_start[s]..self.sec_start[s + 1]]
+            .iter()
+            .filter(|&&u| self.off[u as usize] == UNPLACED)
+            .map(|&u| self.min_off[u as usize])
+            .min()
+            .unwrap_or(u64::MAX)
+    }
+
+    fn mark_affected(&mut self, lo: u32, hi: u32) {
+        for s in lo..hi {
+            if self.stamp[s as usize] != self.generation {
+                self.stamp[s as usize] = self.generation;
+                self.affected.push(s);
+            }
+        }
+    }
+
+    /// Places local `b` at its lowest offset, updating the state (undoable to the log's
+    /// length before the call).
+    fn place(&mut self, b: usize) {
+        let x = self.min_off[b];
+        let top = x.saturating_add(self.size[b]);
+        self.off[b] = x;
+        self.log.push(Undo::Place(b as u32));
+        let (lo, hi) = self.span[b];
+        for s in lo..hi {
+            self.rem[s as usize] -= self.size[b];
+        }
+        for k in lo..hi.saturating_sub(1) {
+            self.cut[k as usize] -= 1;
+        }
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.stamp.iter_mut().for_each(|s| *s = u32::MAX);
+        }
+        self.affected.clear();
+        self.mark_affected(lo, hi);
+        for k in self.adj_start[b]..self.adj_start[b + 1] {
+            let u = self.adj[k] as usize;
+            if self.off[u] == UNPLACED && self.min_off[u] < top {
+                self.log.push(Undo::MinOff(u as u32, self.min_off[u]));
+                self.min_off[u] = self.lowest(u, top);
+                let (ulo, uhi) = self.span[u];
+                self.mark_affected(ulo, uhi);
+            }
+        }
+        for a in 0..self.affected.len() {
+            let s = self.affected[a] as usize;
+            let f = self.section_floor(s);
+            if f != self.floor[s] {
+                self.log.push(Undo::Floor(s as u32, self.floor[s]));
+                self.floor[s] = f;
+            }
+        }
+    }
+
+    fn undo(&mut self, mark: usize) {
+        while self.log.len() > mark {
+            match self.log.pop() {
+                Some(Undo::Place(b)) => {
+                    let b = b as usize;
+                    self.off[b] = UNPLACED;
+                    let (lo, hi) = self.span[b];
+                    for s in lo..hi {
+                        self.rem[s as usize] += self.size[b];
+                    }
+                    for k in lo..hi.saturating_sub(1) {
+                        self.cut[k as usize] += 1;
+                    }
+                }
+                Some(Undo::MinOff(u, v)) => self.min_off[u as usize] = v,
+                Some(Undo::Floor(s, v)) => self.floor[s as usize] = v,
+                None => {}
+            }
+        }
+    }
+
+    /// Whether every section of `part` can still hold its unplaced bytes under `cap`, with
+    /// nothing placed below `o` any more.
+    fn check(&self, part: &Part, o: u64, cap: u64) -> bool {
+        let (lo, hi) = (part.lo as usize, part.hi as usize);
+        self.rem[lo..hi]
+            .iter()
+            .zip(&self.floor[lo..hi])
+            .all(|(&r, &f)| r == 0 || f.max(o).saturating_add(r) <= cap)
+    }
+
+    /// Pushes the candidates of a node of `part` after an item at `(o, pre)`; returns
+    /// `None` when the part has no unplaced item left (solved), else the candidate range.
+    fn candidates(&mut self, part: &Part, o: u64, pre: u32, cap: u64) -> Option<(usize, usize)> {
+        let start = self.cands.len();
+        let mut min_height = u64::MAX;
+        let mut any = false;
+        let mut dead = false;
+        for k in part.items.0..part.items.1 {
+            let u = self.part_items[k] as usize;
+            if self.off[u] != UNPLACED {
+                continue;
+            }
+            any = true;
+            let h = self.min_off[u].saturating_add(self.size[u]);
+            if h > cap {
+                dead = true;
+                break;
+            }
+            min_height = min_height.min(h);
+        }
+        if !any {
+            return None;
+        }
+        if !dead {
+            for k in part.items.0..part.items.1 {
+                let u = self.part_items[k] as usize;
+                if self.off[u] != UNPLACED {
+                    continue;
+                }
+                let m = self.min_off[u];
+                if m < min_height && (m, self.pre[u]) >= (o, pre) {
+                    self.cands.push(u as u32);
+                }
+            }
+            let (min_off, preorder) = (&self.min_off, &self.pre);
+            self.cands[start..].sort_unstable_by_key(|&u| (min_off[u as usize], preorder[u as usize]));
+        }
+        Some((start, self.cands.len()))
+    }
+
+    /// Depth-first search of one part under `cap`.
+    fn solve_part(&mut self, root: Part, cap: u64) -> Status {
+        self.frames.clear();
+        self.parts.clear();
+        self.part_items.clear();
+        self.cands.clear();
+        self.part_items.extend_from_slice(&self.static_items[root.items.0..root.items.1]);
+        self.parts.push(Part { items: (0, self.part_items.len()), lo: root.lo, hi: root.hi });
+        let root_part = self.parts[0];
+        let Some(cands) = self.candidates(&root_part, 0, 0, cap) else {
+            return Status::Found;
+        };
+        let mark = self.log.len();
+        self.frames.push(Frame::Search(SearchFrame { part: 0, o: 0, pre: 0, cands, next: cands.0, mark }));
+        let mut ret: Option<Status> = None;
+        while let Some(&frame) = self.frames.last() {
+            let top = self.frames.len() - 1;
+            match frame {
+                Frame::Search(mut f) => {
+                    match ret.take() {
+                        Some(Status::Found) => {
+                            self.cands.truncate(f.cands.0);
+                            self.frames.pop();
+                            ret = Some(Status::Found);
+                            continue;
+                        }
+                        Some(Status::Infeasible) => self.undo(f.mark),
+                        Some(Status::OutOfNodes) => return Status::OutOfNodes,
+                        None => {}
+                    }
+                    let part = self.parts[f.part];
+                    let mut child: Option<Frame> = None;
+                    while f.next < f.cands.1 {
+                        let b = self.cands[f.next] as usize;
+                        f.next += 1;
+                        if self.nodes_left == 0 {
+                            return Status::OutOfNodes;
+                        }
+                        self.nodes_left -= 1;
+                        self.nodes_used += 1;
+                        f.mark = self.log.len();
+                        let x = self.min_off[b];
+                        self.place(b);
+                        if !self.check(&part, x, cap) {
+                            self.undo(f.mark);
+                            continue;
+                        }
+                        match self.child(&part, f.part, b, x, cap) {
+                            Some(c) => {
+                                child = Some(c);
+                                break;
+                            }
+                            None => {
+                                // The part is solved.
+                                ret = Some(Status::Found);
+                                break;
+                            }
+                        }
+                    }
+                    self.frames[top] = Frame::Search(f);
+                    if ret.is_some() {
+                        continue;
+                    }
+                    match child {
+                        Some(Frame::Search(c)) if c.cands.0 == c.cands.1 => {
+                            // A child with no candidates fails at once.
+                            self.cands.truncate(c.cands.0);
+                            ret = Some(Status::Infeasible);
+                        }
+                        Some(c) => self.frames.push(c),
+                        None => {
+                            self.cands.truncate(f.cands.0);
+                            self.frames.pop();
+                            ret = Some(Status::Infeasible);
+                        }
+                    }
+                }
+                Frame::Split(mut sp) => {
+                    match ret.take() {
+                        None | Some(Status::Found) => {}
+                        Some(Status::Infeasible) => {
+                            self.pop_split(&sp);
+                            ret = Some(Status::Infeasible);
+                            continue;
+                        }
+                        Some(Status::OutOfNodes) => return Status::OutOfNodes,
+                    }
+                    if sp.next == sp.parts.1 {
+                        self.pop_split(&sp);
+                        ret = Some(Status::Found);
+                        continue;
+                    }
+                    let p = sp.next;
+                    sp.next += 1;
+                    self.frames[top] = Frame::Split(sp);
+                    let part = self.parts[p];
+                    match self.candidates(&part, sp.o, sp.pre, cap) {
+                        None => ret = Some(Status::Found),
+                        Some(c) if c.0 == c.1 => ret = Some(Status::Infeasible),
+                        Some(cands) => {
+                            let mark = self.log.len();
+                            self.frames.push(Frame::Search(SearchFrame {
+                                part: p,
+                                o: sp.o,
+                                pre: sp.pre,
+                                cands,
+                                next: cands.0,
+                                mark,
+                            }));
+                        }
+                    }
+                }
+            }
+        }
+        ret.unwrap_or(Status::Infeasible)
+    }
+
+    fn pop_split(&mut self, sp: &SplitFrame) {
+        let first = self.parts[sp.parts.0].items.0;
+        self.parts.truncate(sp.parts.0);
+        self.part_items.truncate(first);
+        self.frames.pop();
+    }
+
+    /// The node after placing `b` at `x` in `part` (number `pi`): a search of the same part,
+    /// or a split when `b` was the last unplaced item across some boundary. `None` when the
+    /// part has nothing left to place.
+    fn child(&mut self, part: &Part, pi: usize, b: usize, x: u64, cap: u64) -> Option<Frame> {
+        let pre = self.pre[b];
+        let (blo, bhi) = self.span[b];
+        let lo = blo.max(part.lo);
+        let hi = bhi.min(part.hi);
+        let mut cuts: Vec<u32> = Vec::new();
+        for k in lo..hi.saturating_sub(1) {
+            if self.cut[k as usize] == 0 && k + 1 < part.hi && k >= part.lo {
+                cuts.push(k + 1);
+            }
+        }
+        if !cuts.is_empty() {
+            // Sub-parts: [part.lo, cuts[0]), [cuts[0], cuts[1]), ..., [last, part.hi).
+            let first_part = self.parts.len();
+            let mut bounds = Vec::with_capacity(cuts.len() + 2);
+            bounds.push(part.lo);
+            bounds.extend_from_slice(&cuts);
+            bounds.push(part.hi);
+            for w in bounds.windows(2) {
+                let start = self.part_items.len();
+                for k in part.items.0..part.items.1 {
+                    let u = self.part_items[k];
+                    let s0 = self.span[u as usize].0;
+                    if self.off[u as usize] == UNPLACED && s0 >= w[0] && s0 < w[1] {
+                        self.part_items.push(u);
+                    }
+                }
+                if self.part_items.len() > start {
+                    self.parts.push(Part { items: (start, self.part_items.len()), lo: w[0], hi: w[1] });
+                }
+            }
+            let count = self.parts.len() - first_part;
+            if count == 0 {
+                return None;
+            }
+            if count >= 2 {
+                return Some(Frame::Split(SplitFrame { parts: (first_part, self.parts.len()), next: first_part, o: x, pre }));
+            }
+            // One side only: go on with the part as it is.
+            let first = self.parts[first_part].items.0;
+            self.parts.truncate(first_part);
+            self.part_items.truncate(first);
+        }
+        let cands = self.candidates(part, x, pre, cap)?;
+        let mark = self.log.len();
+        Some(Frame::Search(SearchFrame { part: pi, o: x, pre, cands, next: cands.0, mark }))
+    }
+
+    /// The decision: is there a layout of every part within `cap` bytes, given the current
+    /// heights `heights` of the static parts (parts already within `cap` are not searched)?
+    /// On `Found`, `self.off` holds the offsets of the searched parts.
+    fn decide(&mut self, cap: u64, heights: &[u64], nodes: u64) -> (Status, Vec<bool>) {
+        self.nodes_left = nodes;
+        self.reset();
+        let mut searched = vec![false; self.static_parts.len()];
+        for p in 0..self.static_parts.len() {
+            if heights[p] <= cap {
+                continue;
+            }
+            searched[p] = true;
+            let part = self.static_parts[p];
+            match self.solve_part(part, cap) {
+                Status::Found => {}
+                other => return (other, searched),
+            }
+        }
+        (Status::Found, searched)
+    }
+
+    /// The decision with a round robin over [`PREORDERS`] under node limits that start at
+    /// twice the number of items and double, until `nodes` are spent.
+    fn decide_round_robin(&mut self, cap: u64, heights: &[u64], nodes: u64) -> (Status, Vec<bool>) {
+        let mut left = nodes;
+        let mut limit = (2 * self.size.len() as u64).max(64);
+        loop {
+            for keys in PREORDERS {
+                let budget = limit.min(left);
+                self.set_preorder(keys);
+                let before = self.nodes_used;
+                let (status, searched) = self.decide(cap, heights, budget);
+                left -= self.nodes_used - before;
+                if status != Status::OutOfNodes || left == 0 {
+                    return (status, searched);
+                }
+            }
+            limit = limit.saturating_mul(2);
+        }
+    }
+}
+
+/// The exact search under a budget of `nodes` search nodes (see the module documentation).
+///
+/// # Errors
+///
+/// [`SizeOverflow`] when an offset plus a size overflows `u64` (in the starting plan).
+pub fn optimal(instance: &Instance, nodes: u64) -> Result<OptimalOutcome, SizeOverflow> {
+    let conflicts = Conflicts::new(instance);
+    let start = best_of_with(instance, &conflicts)?.layout;
+    let mut bound = lower_bound(instance).0;
+    for (i, it) in instance.items.iter().enumerate() {
+        if let (Some(f), true) = (it.fixed, it.size > 0) {
+            bound = bound.max(f.checked_add(it.size).ok_or(SizeOverflow { item: i })?);
+        }
+    }
+    let mut best = start;
+    if best.bytes <= bound || nodes == 0 {
+        return Ok(OptimalOutcome { proven_optimal: best.bytes <= bound, lower_bound: bound, layout: best, nodes: 0 });
+    }
+    let mut search = Search::new(instance, &conflicts);
+    let mut left = nodes;
+    let mut used = 0u64;
+    // The lowest capacity not yet given up on (proven or not).
+    let mut floor = bound;
+    let mut first = true;
+    while floor < best.bytes && left > 0 {
+        let (cap, share) = if first {
+            (bound, left.div_ceil(2))
+        } else {
+            (floor + (best.bytes - 1 - floor) / 2, (left / 4).max(search.size.len() as u64).min(left))
+        };
+        let heights = part_heights(&search, &best);
+        let before = search.nodes_used;
+        let (status, searched) = search.decide_round_robin(cap, &heights, share);
+        let spent = search.nodes_used - before;
+        left -= spent;
+        used += spent;
+        match status {
+            Status::Found => {
+                let mut offsets = best.offsets.clone();
+                for (u, &i) in search.item_of.iter().enumerate() {
+                    if searched[search.part_of[u] as usize] {
+                        offsets[i] = search.off[u];
+                    }
+                }
+                let layout = Layout::from_offsets(instance, offsets)?;
+                debug_assert!(layout.bytes <= cap);
+                best = layout;
+            }
+            Status::Infeasible => {
+                // A proof: nothing fits in `cap` bytes.
+                bound = bound.max(cap + 1);
+                floor = floor.max(cap + 1);
+            }
+            Status::OutOfNodes => floor = cap + 1,
+        }
+        first = false;
+    }
+    Ok(OptimalOutcome { proven_optimal: best.bytes <= bound, lower_bound: bound, layout: best, nodes: used })
+}
+
+/// The bytes each static part of the search uses in `layout`.
+fn part_heights(search: &Search, layout: &Layout) -> Vec<u64> {
+    let mut h = vec![0u64; search.static_parts.len()];
+    for (u, &i) in search.item_of.iter().enumerate() {
+        let p = search.part_of[u] as usize;
+        h[p] = h[p].max(layout.offsets[i].saturating_add(search.size[u]));
+    }
+    h
+}
+
+/// Experiment hook (temporary).
+#[doc(hidden)]
+pub fn __decide(instance: &Instance, cap: u64, nodes: u64, preorder: Option<&str>) -> (bool, bool, u64) {
+    let conflicts = Conflicts::new(instance);
+    let start = best_of_with(instance, &conflicts).unwrap().layout;
+    let mut search = Search::new(instance, &conflicts);
+    let heights = part_heights(&search, &start);
+    let (status, _) = match preorder {
+        Some(p) => {
+            search.set_preorder(p);
+            search.decide(cap, &heights, nodes)
+        }
+        None => search.decide_round_robin(cap, &heights, nodes),
+    };
+    (status == Status::Found, status == Status::Infeasible, search.nodes_used)
+}

@@ -47,12 +47,14 @@ pub struct BufferInfo {
     /// Where errors about this buffer point.
     pub span: Span,
     pub size_span: Span,
-    pub live_span: Span,
     pub pin_span: Span,
     pub in_place_span: Span,
     /// For buffers from a file: `file:line`, for messages.
     pub origin: Option<String>,
     pub elem: ElemInfo,
+    /// False when the type name is taken already (an error is reported): the fallback
+    /// expansion then skips the type, so the error does not cascade.
+    pub emit: bool,
 }
 
 pub enum ElemInfo {
@@ -79,20 +81,38 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
     let mut region_by_name: HashMap<String, usize> = HashMap::new();
     // Type names in use, with the span and description of their first user.
     let mut type_names: HashMap<String, (Span, String)> = HashMap::new();
-    let mut claim = |errors: &mut Errors, tname: &str, span: Span, what: String| {
+    let mut claim = |errors: &mut Errors, tname: &str, span: Span, what: String| -> bool {
         if RESERVED.contains(&tname) {
             errors.at(span, format!("{what} would be named `{tname}`, which the generated module uses itself: rename it"));
-            return;
+            return false;
         }
         if let Some((_, prev)) = type_names.get(tname) {
             errors.at(span, format!("{what} and {prev} both get the Rust name `{tname}`: rename one"));
+            false
         } else {
             type_names.insert(tname.to_string(), (span, what));
+            true
         }
     };
 
     // Regions first: buffers may name a region declared after them.
     for stmt in &input.stmts {
+        if let Stmt::Broken { region: true, name } = stmt {
+            // Declared, with no bytes; the parse error is reported, so nothing is planned.
+            let tname = names::type_name(&name.to_string(), 'R');
+            if region_by_name.contains_key(&name.to_string()) || !claim(errors, &tname, name.span(), format!("region `{name}`")) {
+                continue;
+            }
+            region_by_name.insert(name.to_string(), problem.regions.len());
+            problem.regions.push(Region { name: name.to_string(), capacity: 0, align: DEFAULT_REGION_ALIGN });
+            regions.push(RegionInfo {
+                attrs: Vec::new(),
+                ident: name.clone(),
+                type_ident: names::ident(&tname, name.span()),
+                section: None,
+                kind: Ident::new("Unspecified", name.span()),
+            });
+        }
         if let Stmt::Region(r) = stmt {
             let name = r.name.to_string();
             if region_by_name.contains_key(&name) {
@@ -108,7 +128,9 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                 check_section(sec, errors);
             }
             let tname = names::type_name(&name, 'R');
-            claim(errors, &tname, r.name.span(), format!("region `{name}`"));
+            if !claim(errors, &tname, r.name.span(), format!("region `{name}`")) {
+                continue;
+            }
             region_by_name.insert(name.clone(), problem.regions.len());
             problem.regions.push(Region { name, capacity, align });
             regions.push(RegionInfo {
@@ -140,7 +162,25 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
 
     for stmt in input.stmts {
         match stmt {
-            Stmt::Region(_) => {}
+            Stmt::Region(_) | Stmt::Broken { region: true, .. } => {}
+            Stmt::Broken { region: false, name } => {
+                let tname = names::type_name(&name.to_string(), 'B');
+                let emit = !buffer_by_name.contains_key(&name.to_string())
+                    && claim(errors, &tname, name.span(), format!("buffer `{name}`"));
+                buffer_by_name.insert(name.to_string(), problem.buffers.len());
+                problem.buffers.push(Buffer::new(name.to_string(), 0, 0, 0, 0).anywhere());
+                buffers.push(BufferInfo {
+                    attrs: Vec::new(),
+                    type_ident: names::ident(&tname, name.span()),
+                    span: name.span(),
+                    size_span: name.span(),
+                    pin_span: name.span(),
+                    in_place_span: name.span(),
+                    origin: None,
+                    elem: ElemInfo::Bytes,
+                    emit,
+                });
+            }
             Stmt::Crate(path) => {
                 if krate.is_some() {
                     errors.at(syn::spanned::Spanned::span(&path), "`crate = ...` is given twice");
@@ -177,14 +217,14 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
             Stmt::Buffer(b) => {
                 let name = b.name.to_string();
                 let index = problem.buffers.len();
-                if let Some(&prev) = buffer_by_name.get(&name) {
-                    let _ = prev;
+                let tname = names::type_name(&name, 'B');
+                let emit = if buffer_by_name.contains_key(&name) {
                     errors.at(b.name.span(), format!("buffer `{name}` is declared twice"));
+                    false
                 } else {
                     buffer_by_name.insert(name.clone(), index);
-                }
-                let tname = names::type_name(&name, 'B');
-                claim(errors, &tname, b.name.span(), format!("buffer `{name}`"));
+                    claim(errors, &tname, b.name.span(), format!("buffer `{name}`"))
+                };
                 let placement = match &b.region {
                     None => Placement::Anywhere,
                     Some(id) => match region_by_name.get(&id.to_string()) {
@@ -239,17 +279,17 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                         (0, b.name.span(), ElemInfo::Bytes)
                     }
                 };
-                let (lifetime, live_span) = match &b.live {
+                let lifetime = match &b.live {
                     Some(l) => match l.last {
-                        Some(last) => (Lifetime { first: l.first, last }, l.span),
+                        Some(last) => Lifetime { first: l.first, last },
                         None => {
                             errors.at(l.span, format!("buffer `{name}` has an empty lifetime: the last step comes before the first"));
-                            (Lifetime { first: l.first, last: l.first }, l.span)
+                            Lifetime { first: l.first, last: l.first }
                         }
                     },
                     None => {
                         errors.at(b.name.span(), format!("buffer `{name}` has no lifetime: add `live FIRST..=LAST` (steps, inclusive)"));
-                        (Lifetime { first: 0, last: 0 }, b.name.span())
+                        Lifetime { first: 0, last: 0 }
                     }
                 };
                 if let Some((pin, span)) = b.pin {
@@ -278,11 +318,11 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                     type_ident: names::ident(&tname, b.name.span()),
                     span: b.name.span(),
                     size_span,
-                    live_span,
                     pin_span: b.pin.map_or(b.name.span(), |p| p.1),
                     in_place_span,
                     origin: None,
                     elem,
+                    emit,
                 });
             }
             Stmt::Buffers(f) => {
@@ -321,7 +361,7 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                     }
                     buffer_by_name.insert(row.name.clone(), problem.buffers.len());
                     let tname = names::type_name(&row.name, 'B');
-                    claim(errors, &tname, f.path.span(), what.clone());
+                    let emit = claim(errors, &tname, f.path.span(), what.clone());
                     problem.buffers.push(Buffer {
                         name: row.name.clone(),
                         size: row.size,
@@ -336,17 +376,29 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                         type_ident: names::ident(&tname, f.path.span()),
                         span: f.path.span(),
                         size_span: f.path.span(),
-                        live_span: f.path.span(),
                         pin_span: f.path.span(),
                         in_place_span: f.path.span(),
                         origin: Some(format!("{shown}:{line}")),
                         elem: ElemInfo::Bytes,
+                        emit,
                     });
                 }
             }
         }
     }
 
+    for i in pads {
+        let b = &problem.buffers[i];
+        let align = match (b.align, b.placement) {
+            (Some(a), _) => a,
+            (None, Placement::In(r)) => problem.regions[r].align,
+            (None, Placement::Anywhere) => problem.regions.iter().map(|r| r.align).max().unwrap_or(DEFAULT_REGION_ALIGN),
+        };
+        match memplan_planner::instance::align_up(b.size, align) {
+            Some(s) => problem.buffers[i].size = s,
+            None => errors.at(buffers[i].size_span, format!("buffer `{}`: padding the size to {align} bytes overflows 64 bits", b.name)),
+        }
+    }
     for (i, src) in in_place {
         match buffer_by_name.get(&src.to_string()) {
             Some(&s) if s != i => {
@@ -360,18 +412,6 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
             }
             Some(_) => errors.at(src.span(), format!("buffer `{src}` cannot be in place of itself")),
             None => errors.at(src.span(), format!("`in place of {src}`: there is no buffer `{src}`")),
-        }
-    }
-    for i in pads {
-        let b = &problem.buffers[i];
-        let align = match (b.align, b.placement) {
-            (Some(a), _) => a,
-            (None, Placement::In(r)) => problem.regions[r].align,
-            (None, Placement::Anywhere) => problem.regions.iter().map(|r| r.align).max().unwrap_or(DEFAULT_REGION_ALIGN),
-        };
-        match memplan_planner::instance::align_up(b.size, align) {
-            Some(s) => problem.buffers[i].size = s,
-            None => errors.at(buffers[i].size_span, format!("buffer `{}`: padding the size to {align} bytes overflows 64 bits", b.name)),
         }
     }
     if problem.regions.is_empty() {

@@ -80,7 +80,7 @@ fn module(model: &Model, plan: Option<&Plan>) -> TokenStream {
         }
     });
 
-    let buffer_items = model.buffers.iter().enumerate().map(|(i, info)| {
+    let buffer_items = model.buffers.iter().enumerate().filter(|(_, info)| info.emit).map(|(i, info)| {
         let ty = &info.type_ident;
         let battrs = &info.attrs;
         let b = &model.problem.buffers[i];
@@ -285,7 +285,8 @@ fn elem_checks(model: &Model, i: usize) -> TokenStream {
     let p = quote!(#k::__private);
     let span = syn::spanned::Spanned::span(ty);
     let name = &model.problem.buffers[i].name;
-    let size_msg = format!("memplan: `[T; {count}]` of buffer `{name}` is larger than its declared {bytes} bytes on this target");
+    let ty_text = quote!(#ty).to_string();
+    let size_msg = format!("memplan: `[{ty_text}; {count}]` of buffer `{name}` is larger than its declared {bytes} bytes on this target");
     let align_msg = format!("memplan: the alignment of the element type of buffer `{name}` is above its declared `align {align}` on this target");
     let _ = count_span;
     quote_spanned! {span=>

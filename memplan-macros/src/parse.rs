@@ -29,6 +29,10 @@ pub enum Stmt {
     Strategy(StrategyDecl),
     Buffer(BufferDecl),
     Buffers(FileDecl),
+    /// A `region NAME` or `buffer NAME` statement that did not parse (the error is
+    /// reported): its name is still declared, so that other statements naming it, and the
+    /// user's code using its type, raise no further errors.
+    Broken { region: bool, name: Ident },
 }
 
 /// A byte count as written: `N`, `N bytes`, `N KiB`, `N MiB`, or `[T; N]`.
@@ -43,7 +47,7 @@ pub enum Elem {
     /// Plain bytes.
     Bytes,
     /// `[T; N]` of a primitive number type of `size` bytes.
-    Prim { ty: Ident, size: u64, count: u64 },
+    Prim { ty: Ident, size: u64 },
     /// `[T; N] as B bytes`: a user type; the macro checks `size_of::<T>() * N <= B`.
     User { ty: Type, count: u64, count_span: Span },
 }
@@ -107,9 +111,14 @@ pub fn parse(tokens: TokenStream, errors: &mut Errors) -> Option<Input> {
     };
     let mut stmts = Vec::new();
     for stmt_tokens in split_statements(header.body, errors) {
-        match syn::parse2::<Stmt>(stmt_tokens) {
+        match syn::parse2::<Stmt>(stmt_tokens.clone()) {
             Ok(s) => stmts.push(s),
-            Err(e) => errors.push(e),
+            Err(e) => {
+                errors.push(e);
+                if let Ok(head) = syn::parse2::<BrokenHead>(stmt_tokens) {
+                    stmts.push(Stmt::Broken { region: head.region, name: head.name });
+                }
+            }
         }
     }
     Some(Input { attrs: header.attrs, vis: header.vis, name: header.name, stmts })
@@ -161,6 +170,28 @@ fn split_statements(body: TokenStream, errors: &mut Errors) -> Vec<TokenStream> 
         out.push(cur.into_iter().collect());
     }
     out
+}
+
+/// The head of a statement that failed to parse: `[attrs] region|buffer NAME ...`.
+struct BrokenHead {
+    region: bool,
+    name: Ident,
+}
+
+impl Parse for BrokenHead {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        input.call(Attribute::parse_outer)?;
+        let region = if input.peek(kw::region) {
+            input.parse::<kw::region>()?;
+            true
+        } else {
+            input.parse::<kw::buffer>()?;
+            false
+        };
+        let name: Ident = input.parse()?;
+        input.parse::<TokenStream>()?;
+        Ok(BrokenHead { region, name })
+    }
 }
 
 mod kw {
@@ -277,7 +308,7 @@ fn parse_size(input: ParseStream) -> syn::Result<Size> {
             if input.peek(Token![as]) {
                 return Err(input.error(format!("`{ident}` has a known size ({size} bytes): remove `as ... bytes`")));
             }
-            return Ok(Size { bytes: size.checked_mul(count), span, elem: Elem::Prim { ty: ident, size, count } });
+            return Ok(Size { bytes: size.checked_mul(count), span, elem: Elem::Prim { ty: ident, size } });
         }
         if let Type::Path(p) = &ty {
             if p.path.is_ident("usize") || p.path.is_ident("isize") {

@@ -10,8 +10,11 @@ use crate::diag::Errors;
 pub fn strategy_from(name: &str, nodes: Option<u64>) -> Result<Strategy, String> {
     match (name, nodes) {
         ("greedy", None) => Ok(Strategy::Greedy),
-        ("greedy", Some(_)) => Err("`greedy` takes no node budget".to_string()),
-        _ => Err(format!("unknown strategy `{name}`: expected `greedy`")),
+        ("best_of", None) => Ok(Strategy::BestOf),
+        ("optimal", Some(nodes)) => Ok(Strategy::Optimal { nodes }),
+        ("optimal", None) => Ok(Strategy::Optimal { nodes: Strategy::DEFAULT_NODES }),
+        ("greedy" | "best_of", Some(_)) => Err(format!("`{name}` takes no node budget; only `optimal(nodes = N)` does")),
+        _ => Err(format!("unknown strategy `{name}`: expected `greedy`, `best_of` or `optimal(nodes = N)`")),
     }
 }
 
@@ -174,11 +177,28 @@ fn report(model: &Model, e: &PlanError, errors: &mut Errors) {
             }
             if o.is_fragmentation() {
                 msg.push_str(&format!(
-                    "\nnote: the bytes live at every step fit (lower bound {} <= {}), but the `{}` packing leaves gaps (fragmentation): a stronger strategy may find a plan",
+                    "\nnote: the bytes live at every step fit (lower bound {} <= {}), but the `{}` packing needs more: alignment padding or gaps between buffers (fragmentation)",
                     o.lower_bound,
                     o.available,
                     model.strategy.name()
                 ));
+                if o.proven_optimal {
+                    msg.push_str(&format!(
+                        "\nnote: the `{}` search proved that no plan of this region needs fewer than {} bytes: give the region more bytes, or buffers smaller alignments",
+                        model.strategy.name(),
+                        o.needed
+                    ));
+                }
+                let stronger = match model.strategy {
+                    _ if o.proven_optimal => None,
+                    Strategy::Greedy | Strategy::BestOf => Some(Strategy::DEFAULT_NODES * 50),
+                    Strategy::Optimal { nodes } => nodes.checked_mul(50),
+                };
+                if let Some(n) = stronger {
+                    msg.push_str(&format!(
+                        "\nhelp: a stronger strategy may find a plan that fits: `strategy = optimal(nodes = {n});`"
+                    ));
+                }
             }
             errors.at(model.regions[o.region].ident.span(), msg)
         }

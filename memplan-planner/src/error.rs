@@ -153,6 +153,9 @@ pub struct Overflow {
     pub peak_step: Option<Step>,
     /// Buffers live at the peak step, largest first, with their bytes.
     pub live_at_peak: Vec<(usize, u64)>,
+    /// Whether the strategy proved that no plan of the region needs fewer than `needed`
+    /// bytes (so no strategy can make it fit).
+    pub proven_optimal: bool,
 }
 
 impl Overflow {

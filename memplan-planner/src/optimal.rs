@@ -119,6 +119,8 @@ struct SearchFrame {
     cands: (usize, usize),
     next: usize,
     mark: usize,
+    /// The item placed last has no unplaced item it shares a step with.
+    hatless: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -393,8 +395,9 @@ impl Search {
     }
 
     /// Places local `b` at its lowest offset, updating the state (undoable to the log's
-    /// length before the call).
-    fn place(&mut self, b: usize) {
+    /// length before the call). Returns whether `b` is hatless: no unplaced item shares a
+    /// step with it.
+    fn place(&mut self, b: usize) -> bool {
         let x = self.min_off[b];
         let top = x.saturating_add(self.size[b]);
         self.off[b] = x;
@@ -412,8 +415,10 @@ impl Search {
         }
         self.affected.clear();
         self.mark_affected(lo, hi);
+        let mut hatless = true;
         for k in self.adj_start[b]..self.adj_start[b + 1] {
             let u = self.adj[k] as usize;
+            hatless &= self.off[u] != UNPLACED;
             if self.off[u] == UNPLACED && self.min_off[u] < top {
                 self.log.push(Undo::MinOff(u as u32, self.min_off[u]));
                 self.min_off[u] = self.lowest(u, top);
@@ -429,6 +434,7 @@ impl Search {
                 self.floor[s] = f;
             }
         }
+        hatless
     }
 
     fn undo(&mut self, mark: usize) {
@@ -515,7 +521,7 @@ impl Search {
             return Status::Found;
         };
         let mark = self.log.len();
-        self.frames.push(Frame::Search(SearchFrame { part: 0, o: 0, pre: 0, cands, next: cands.0, mark }));
+        self.frames.push(Frame::Search(SearchFrame { part: 0, o: 0, pre: 0, cands, next: cands.0, mark, hatless: false }));
         let mut ret: Option<Status> = None;
         while let Some(&frame) = self.frames.last() {
             let top = self.frames.len() - 1;
@@ -528,7 +534,15 @@ impl Search {
                             ret = Some(Status::Found);
                             continue;
                         }
-                        Some(Status::Infeasible) => self.undo(f.mark),
+                        Some(Status::Infeasible) => {
+                            self.undo(f.mark);
+                            if f.hatless {
+                                // Hatless pruning: the failed item keeps its offset in
+                                // every completion, so it comes before every later
+                                // candidate; none of them can start a canonical layout.
+                                f.next = f.cands.1;
+                            }
+                        }
                         Some(Status::OutOfNodes) => return Status::OutOfNodes,
                         None => {}
                     }
@@ -544,9 +558,12 @@ impl Search {
                         self.nodes_used += 1;
                         f.mark = self.log.len();
                         let x = self.min_off[b];
-                        self.place(b);
+                        f.hatless = self.place(b);
                         if !self.check(&part, x, cap) {
                             self.undo(f.mark);
+                            if f.hatless {
+                                f.next = f.cands.1;
+                            }
                             continue;
                         }
                         match self.child(&part, f.part, b, x, cap) {
@@ -598,18 +615,19 @@ impl Search {
                     sp.next += 1;
                     self.frames[top] = Frame::Split(sp);
                     let part = self.parts[p];
-                    match self.candidates(&part, sp.o, sp.pre, cap) {
+                    match self.candidates(&part, 0, 0, cap) {
                         None => ret = Some(Status::Found),
                         Some(c) if c.0 == c.1 => ret = Some(Status::Infeasible),
                         Some(cands) => {
                             let mark = self.log.len();
                             self.frames.push(Frame::Search(SearchFrame {
                                 part: p,
-                                o: sp.o,
-                                pre: sp.pre,
+                                o: 0,
+                                pre: 0,
                                 cands,
                                 next: cands.0,
                                 mark,
+                                hatless: false,
                             }));
                         }
                     }
@@ -665,6 +683,7 @@ impl Search {
                 return None;
             }
             if count >= 2 {
+                SPLITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 return Some(Frame::Split(SplitFrame { parts: (first_part, self.parts.len()), next: first_part, o: x, pre }));
             }
             // One side only: go on with the part as it is.
@@ -674,7 +693,7 @@ impl Search {
         }
         let cands = self.candidates(part, x, pre, cap)?;
         let mark = self.log.len();
-        Some(Frame::Search(SearchFrame { part: pi, o: x, pre, cands, next: cands.0, mark }))
+        Some(Frame::Search(SearchFrame { part: pi, o: x, pre, cands, next: cands.0, mark, hatless: false }))
     }
 
     /// The decision: is there a layout of every part within `cap` bytes, given the current
@@ -805,3 +824,4 @@ pub fn __decide(instance: &Instance, cap: u64, nodes: u64, preorder: Option<&str
     };
     (status == Status::Found, status == Status::Infeasible, search.nodes_used)
 }
+pub static SPLITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);

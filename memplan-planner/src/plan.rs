@@ -183,6 +183,7 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
                 lower_bound: lb,
                 peak_step: peak,
                 live_at_peak,
+                proven_optimal: out.proven_optimal,
             }));
         }
         let mut align = problem.regions[r].align;

@@ -267,6 +267,202 @@ impl<'a, P: Plan> HierarchicalAllocator<'a, P> {
     ///
     /// The bytes are raw memory (see the type's docs for why this is a pointer); a buffer
     /// in a region in `.bss` starts zeroed.
+    ///
+    /// ```
+    /// # use core::mem::MaybeUninit;
+    /// # use memplan_runtime::{HierarchicalAllocator, MemoryId, Plan, PlannedBuffer, RegionInfo, RegionKind, Span};
+    /// # pub enum Kws {}
+    /// # impl Plan for Kws {
+    /// #     const NAME: &'static str = "kws";
+    /// #     const REGIONS: usize = 1;
+    /// #     const REGION_INFO: &'static [RegionInfo] =
+    /// #         &[RegionInfo::new("sram", 0, 1024, 1024, 16, RegionKind::Unspecified)];
+    /// # }
+    /// # pub struct Sram;
+    /// # impl MemoryId for Sram {
+    /// #     type Plan = Kws;
+    /// #     const ID: u32 = 0;
+    /// #     const NAME: &'static str = "sram";
+    /// #     const SIZE: usize = 1024;
+    /// #     const CAPACITY: usize = 1024;
+    /// #     const ALIGN: usize = 16;
+    /// # }
+    /// # macro_rules! buffer {
+    /// #     ($name:ident in $region:ty, $elem:ty, $offset:expr, $size:expr) => {
+    /// #         pub struct $name;
+    /// #         impl PlannedBuffer for $name {
+    /// #             type Region = $region;
+    /// #             type Elem = $elem;
+    /// #             const NAME: &'static str = stringify!($name);
+    /// #             const OFFSET: usize = $offset;
+    /// #             const SIZE: usize = $size;
+    /// #             const ALIGN: usize = 16;
+    /// #             const FIRST: u32 = 1;
+    /// #             const LAST: u32 = 2;
+    /// #         }
+    /// #     };
+    /// # }
+    /// # #[repr(align(16))]
+    /// # struct Mem([MaybeUninit<u8>; 1024]);
+    /// # let mut mem = Mem([MaybeUninit::uninit(); 1024]);
+    /// # let mut spans = [Span::new(&mut mem.0)];
+    /// # let planned = HierarchicalAllocator::<Kws>::with_plan(&mut spans).unwrap();
+    /// // `conv1: [f32; 128] in sram` at offset 256, as `memory_plan!` would generate it.
+    /// buffer!(Conv1 in Sram, f32, 256, 512);
+    ///
+    /// let conv1 = planned.buffer::<Conv1>(); // NonNull<f32>
+    /// let base = planned.spans()[0].as_ptr();
+    /// assert_eq!(conv1.as_ptr().addr(), base.as_ptr().addr() + 256);
+    /// assert_eq!(planned.buffer_slice::<Conv1>().len(), 128);
+    /// ```
+    ///
+    /// A buffer of another plan is a type error:
+    ///
+    /// ```compile_fail,E0271
+    /// # use core::mem::MaybeUninit;
+    /// # use memplan_runtime::{HierarchicalAllocator, MemoryId, Plan, PlannedBuffer, RegionInfo, RegionKind, Span};
+    /// # pub enum Kws {}
+    /// # impl Plan for Kws {
+    /// #     const NAME: &'static str = "kws";
+    /// #     const REGIONS: usize = 1;
+    /// #     const REGION_INFO: &'static [RegionInfo] =
+    /// #         &[RegionInfo::new("sram", 0, 1024, 1024, 16, RegionKind::Unspecified)];
+    /// # }
+    /// # pub struct Sram;
+    /// # impl MemoryId for Sram {
+    /// #     type Plan = Kws;
+    /// #     const ID: u32 = 0;
+    /// #     const NAME: &'static str = "sram";
+    /// #     const SIZE: usize = 1024;
+    /// #     const CAPACITY: usize = 1024;
+    /// #     const ALIGN: usize = 16;
+    /// # }
+    /// # macro_rules! buffer {
+    /// #     ($name:ident in $region:ty, $elem:ty, $offset:expr, $size:expr) => {
+    /// #         pub struct $name;
+    /// #         impl PlannedBuffer for $name {
+    /// #             type Region = $region;
+    /// #             type Elem = $elem;
+    /// #             const NAME: &'static str = stringify!($name);
+    /// #             const OFFSET: usize = $offset;
+    /// #             const SIZE: usize = $size;
+    /// #             const ALIGN: usize = 16;
+    /// #             const FIRST: u32 = 1;
+    /// #             const LAST: u32 = 2;
+    /// #         }
+    /// #     };
+    /// # }
+    /// # #[repr(align(16))]
+    /// # struct Mem([MaybeUninit<u8>; 1024]);
+    /// # let mut mem = Mem([MaybeUninit::uninit(); 1024]);
+    /// # let mut spans = [Span::new(&mut mem.0)];
+    /// # let planned = HierarchicalAllocator::<Kws>::with_plan(&mut spans).unwrap();
+    /// pub enum Other {}
+    /// impl Plan for Other {
+    ///     const NAME: &'static str = "other";
+    ///     const REGIONS: usize = 1;
+    /// }
+    /// pub struct OtherSram;
+    /// impl MemoryId for OtherSram {
+    ///     type Plan = Other;
+    ///     const ID: u32 = 0;
+    ///     const NAME: &'static str = "sram";
+    ///     const SIZE: usize = 1024;
+    ///     const CAPACITY: usize = 1024;
+    ///     const ALIGN: usize = 16;
+    /// }
+    /// buffer!(Foreign in OtherSram, u8, 0, 16);
+    /// let _ = planned.buffer::<Foreign>(); // error: expected `Kws`, found `Other`
+    /// ```
+    ///
+    /// A buffer that does not lie inside its region is a build error (a failed `const`
+    /// assertion), without wraparound:
+    ///
+    /// ```compile_fail,E0080
+    /// # use core::mem::MaybeUninit;
+    /// # use memplan_runtime::{HierarchicalAllocator, MemoryId, Plan, PlannedBuffer, RegionInfo, RegionKind, Span};
+    /// # pub enum Kws {}
+    /// # impl Plan for Kws {
+    /// #     const NAME: &'static str = "kws";
+    /// #     const REGIONS: usize = 1;
+    /// #     const REGION_INFO: &'static [RegionInfo] =
+    /// #         &[RegionInfo::new("sram", 0, 1024, 1024, 16, RegionKind::Unspecified)];
+    /// # }
+    /// # pub struct Sram;
+    /// # impl MemoryId for Sram {
+    /// #     type Plan = Kws;
+    /// #     const ID: u32 = 0;
+    /// #     const NAME: &'static str = "sram";
+    /// #     const SIZE: usize = 1024;
+    /// #     const CAPACITY: usize = 1024;
+    /// #     const ALIGN: usize = 16;
+    /// # }
+    /// # macro_rules! buffer {
+    /// #     ($name:ident in $region:ty, $elem:ty, $offset:expr, $size:expr) => {
+    /// #         pub struct $name;
+    /// #         impl PlannedBuffer for $name {
+    /// #             type Region = $region;
+    /// #             type Elem = $elem;
+    /// #             const NAME: &'static str = stringify!($name);
+    /// #             const OFFSET: usize = $offset;
+    /// #             const SIZE: usize = $size;
+    /// #             const ALIGN: usize = 16;
+    /// #             const FIRST: u32 = 1;
+    /// #             const LAST: u32 = 2;
+    /// #         }
+    /// #     };
+    /// # }
+    /// # #[repr(align(16))]
+    /// # struct Mem([MaybeUninit<u8>; 1024]);
+    /// # let mut mem = Mem([MaybeUninit::uninit(); 1024]);
+    /// # let mut spans = [Span::new(&mut mem.0)];
+    /// # let planned = HierarchicalAllocator::<Kws>::with_plan(&mut spans).unwrap();
+    /// buffer!(Past in Sram, u8, 768, 512); // 768 + 512 > 1024
+    /// let _ = planned.buffer::<Past>();
+    /// ```
+    ///
+    /// ```compile_fail,E0080
+    /// # use core::mem::MaybeUninit;
+    /// # use memplan_runtime::{HierarchicalAllocator, MemoryId, Plan, PlannedBuffer, RegionInfo, RegionKind, Span};
+    /// # pub enum Kws {}
+    /// # impl Plan for Kws {
+    /// #     const NAME: &'static str = "kws";
+    /// #     const REGIONS: usize = 1;
+    /// #     const REGION_INFO: &'static [RegionInfo] =
+    /// #         &[RegionInfo::new("sram", 0, 1024, 1024, 16, RegionKind::Unspecified)];
+    /// # }
+    /// # pub struct Sram;
+    /// # impl MemoryId for Sram {
+    /// #     type Plan = Kws;
+    /// #     const ID: u32 = 0;
+    /// #     const NAME: &'static str = "sram";
+    /// #     const SIZE: usize = 1024;
+    /// #     const CAPACITY: usize = 1024;
+    /// #     const ALIGN: usize = 16;
+    /// # }
+    /// # macro_rules! buffer {
+    /// #     ($name:ident in $region:ty, $elem:ty, $offset:expr, $size:expr) => {
+    /// #         pub struct $name;
+    /// #         impl PlannedBuffer for $name {
+    /// #             type Region = $region;
+    /// #             type Elem = $elem;
+    /// #             const NAME: &'static str = stringify!($name);
+    /// #             const OFFSET: usize = $offset;
+    /// #             const SIZE: usize = $size;
+    /// #             const ALIGN: usize = 16;
+    /// #             const FIRST: u32 = 1;
+    /// #             const LAST: u32 = 2;
+    /// #         }
+    /// #     };
+    /// # }
+    /// # #[repr(align(16))]
+    /// # struct Mem([MaybeUninit<u8>; 1024]);
+    /// # let mut mem = Mem([MaybeUninit::uninit(); 1024]);
+    /// # let mut spans = [Span::new(&mut mem.0)];
+    /// # let planned = HierarchicalAllocator::<Kws>::with_plan(&mut spans).unwrap();
+    /// buffer!(Wraps in Sram, u8, 16, usize::MAX - 8); // 16 + (MAX - 8) wraps to 7
+    /// let _ = planned.buffer::<Wraps>();
+    /// ```
     #[inline(always)]
     pub fn buffer<B>(&self) -> NonNull<B::Elem>
     where

@@ -136,12 +136,15 @@ impl<'a, P: Plan> MemoryManager<'a, P> {
     /// use core::mem::MaybeUninit;
     /// use memplan_runtime::{HierarchicalAllocator, MemoryAllocator, MemoryManager};
     ///
-    /// let mut t = [MaybeUninit::<u8>::uninit(); 256];
+    /// #[repr(align(4))]
+    /// struct Pool([MaybeUninit<u8>; 256]);
+    ///
+    /// let mut t = Pool([MaybeUninit::uninit(); 256]);
     /// let mut manager = MemoryManager::new(
     ///     MemoryAllocator::empty(),
     ///     HierarchicalAllocator::new(&mut []),
     ///     MemoryAllocator::empty(),
-    ///     MemoryAllocator::new(&mut t),
+    ///     MemoryAllocator::new(&mut t.0),
     /// );
     /// let sum = manager.with_temp(|temp| {
     ///     let scratch = temp.allocate_list::<u32>(64).unwrap();

@@ -87,9 +87,32 @@ pub const fn to_usize(bytes: u64) -> usize {
     bytes as usize
 }
 
+/// Whether `[T; count]` fits in `bytes` bytes on this target, computed without overflow.
+///
+/// `memory_plan!` asserts it in a const item for buffers of a user element type, whose byte
+/// size the user states: `[T; N] as BYTES bytes`.
+pub const fn array_fits<T>(count: u64, bytes: u64) -> bool {
+    (core::mem::size_of::<T>() as u128) * (count as u128) <= bytes as u128
+}
+
+/// Compiles only when `T` is plain data: every bit pattern valid, no padding
+/// (`bytemuck::Pod`). Planned bytes are reused across buffers, so an element type must be
+/// valid whatever bytes the previous buffer left there.
+pub const fn assert_plain_data<T: bytemuck::Pod>() {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn array_fits_counts_bytes_without_overflow() {
+        assert!(array_fits::<u32>(16, 64));
+        assert!(!array_fits::<u32>(16, 63));
+        assert!(array_fits::<u8>(0, 0));
+        assert!(!array_fits::<u64>(u64::MAX, u64::MAX));
+        const AT_COMPILE_TIME: bool = array_fits::<[u8; 3]>(5, 15);
+        assert!(AT_COMPILE_TIME);
+    }
 
     #[test]
     fn to_usize_passes_values_that_fit() {

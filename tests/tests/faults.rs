@@ -139,3 +139,103 @@ fn bl11_take_once() {
     assert!(bl06::take().is_none());
     assert!(bl06::take().is_none());
 }
+
+// A plan file written by a build script into OUT_DIR: eight 1 KiB buffers in a chain, each
+// live two steps, so at most two are live at once: 2048 bytes.
+memory_plan! {
+    mod generated {
+        region sram: 4 KiB;
+        buffers in sram from out_dir "generated_plan.csv";
+    }
+}
+
+#[test]
+fn plan_file_from_out_dir() {
+    assert_eq!(generated::BUFFERS.len(), 8);
+    assert_eq!(generated::BUFFERS[3].name, "layer3.out");
+    assert_eq!(<generated::Sram as MemoryId>::SIZE, 2048);
+    assert_eq!(<generated::Layer3Out as PlannedBuffer>::FIRST, 3);
+    assert_no_clash(generated::BUFFERS);
+}
+
+// BL-07: `out` in place of `inp` takes its offset; nothing else live in [0, 3] overlaps
+// inp's 256 bytes.
+memory_plan! {
+    mod bl07 {
+        region act: 1024 bytes, align 16;
+        buffer inp: 256 bytes in act, live 0..=1;
+        buffer out: 256 bytes in place of inp, live 1..=3;
+        buffer other: 512 bytes in act, live 0..=3;
+        buffer late: 256 bytes in act, live 2..=3;
+    }
+}
+
+#[test]
+fn bl07_in_place_shares_the_source_offset_and_keeps_its_bytes() {
+    let inp = <bl07::Inp as PlannedBuffer>::OFFSET;
+    assert_eq!(<bl07::Out as PlannedBuffer>::OFFSET, inp);
+    for b in bl07::BUFFERS.iter().filter(|b| b.name != "inp" && b.name != "out") {
+        let overlaps = b.offset < inp + 256 && inp < b.offset + b.size;
+        assert!(!overlaps, "{} overlaps inp's bytes while inp or out is live", b.name);
+    }
+}
+
+// BL-08: buffers without a region go to the first region, in declaration order, where the
+// whole plan still fits.
+memory_plan! {
+    mod bl08 {
+        region tcm: 1024 bytes;
+        region sram: 8192 bytes;
+        buffer small: 512 bytes, live 0..=1;
+        buffer big: 4000 bytes, live 0..=1;
+        buffer fits_tcm: 512 bytes, live 0..=1;
+        buffer pinned_tcm: 256 bytes in tcm, live 5..=6;
+    }
+}
+
+#[test]
+fn bl08_unplaced_buffers_spill_in_declaration_order() {
+    let region_of = |name: &str| bl08::BUFFERS.iter().find(|b| b.name == name).unwrap().memory_id;
+    assert_eq!(region_of("small"), 0);
+    assert_eq!(region_of("big"), 1);
+    assert_eq!(region_of("fits_tcm"), 0);
+    assert_eq!(region_of("pinned_tcm"), 0);
+    assert_eq!(<bl08::Tcm as MemoryId>::SIZE, 1024);
+}
+
+// BL-09: `p` pinned at 512 and `q` pinned at 640 never meet in time (q live [5,6]); an
+// unpinned 512-byte `u` live [0,4] must go at 0, the only gap beside p.
+memory_plan! {
+    mod bl09 {
+        region act: 1024 bytes, align 16;
+        buffer p: 256 bytes in act, live 0..=4, at 512;
+        buffer q: 128 bytes in act, live 5..=6, at 640;
+        buffer u: 512 bytes in act, live 0..=4;
+    }
+}
+
+#[test]
+fn bl09_pins_are_kept_and_others_fill_the_gap() {
+    assert_eq!(<bl09::P as PlannedBuffer>::OFFSET, 512);
+    assert_eq!(<bl09::Q as PlannedBuffer>::OFFSET, 640);
+    assert_eq!(<bl09::U as PlannedBuffer>::OFFSET, 0);
+    assert_no_clash(bl09::BUFFERS);
+}
+
+// BL-10: the kernel-temporary pool of the generated manager is empty before the first
+// kernel: a first allocation of the whole pool returns its base.
+memory_plan! {
+    mod bl10 {
+        region act: 64 bytes;
+        temp: 256 bytes, align 8;
+        buffer a: 64 bytes in act, live 0..=0;
+    }
+}
+
+#[test]
+fn bl10_generated_temp_pool_starts_empty() {
+    let m = bl10::take().unwrap();
+    let base = m.temp().base_address();
+    assert_eq!(m.temp().allocate(256, 8).unwrap(), base);
+    assert!(m.temp().allocate(1, 1).is_err());
+}

@@ -1,0 +1,8 @@
+memplan_runtime::memory_plan! {
+    mod m {
+        region sram: 1 KiB, section ".sram 1\"";
+        buffer a: 64 bytes in sram, live 0..=1;
+    }
+}
+
+fn main() {}

@@ -61,7 +61,7 @@ pub enum ElemInfo {
     Bytes,
     Prim(Ident),
     /// A user type with its count and declared bytes and alignment.
-    User { ty: Type, count: u64, count_span: Span, bytes: u64, align: u64 },
+    User { ty: Box<Type>, count: u64, count_span: Span, bytes: u64, align: u64 },
 }
 
 const RESERVED: &[&str] = &["Plan", "BUFFERS", "STRATEGY", "take"];
@@ -292,11 +292,10 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                         Lifetime { first: 0, last: 0 }
                     }
                 };
-                if let Some((pin, span)) = b.pin {
-                    if pin == u64::MAX {
+                if let Some((pin, span)) = b.pin
+                    && pin == u64::MAX {
                         errors.at(span, "the pinned offset overflows 64 bits");
                     }
-                }
                 if b.pad.is_some() {
                     pads.push(index);
                 }

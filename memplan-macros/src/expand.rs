@@ -117,7 +117,6 @@ fn module(model: &Model, plan: Option<&Plan>) -> TokenStream {
         quote! {
             #(#battrs)*
             #[doc = #doc]
-            #[derive(Clone, Copy, Debug, PartialEq, Eq)]
             pub struct #ty;
             impl #k::PlannedBuffer for #ty {
                 type Region = #region_ty;

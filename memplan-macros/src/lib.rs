@@ -22,7 +22,98 @@ mod names;
 mod parse;
 mod solve;
 
-/// Plans memory at compile time. See `memplan_runtime::memory_plan!` for the language.
+/// Plans a firmware's working memory at compile time.
+///
+/// ```ignore
+/// memplan_runtime::memory_plan! {
+///     /// Activation memory of the keyword spotter.
+///     pub mod kws {
+///         // Memory ids of the hierarchical allocator, in declaration order: 0, 1, ...
+///         region dtcm: 16 KiB, align 32, kind tightly_coupled;
+///         region sram: 64 KiB, align 16, section ".sram1", kind dma;
+///
+///         // The manager's bump pools, in bytes (absent = 0), with an optional alignment.
+///         constant: 0;
+///         runtime: 2 KiB;
+///         temp: 1 KiB, align 64;
+///
+///         // How to pack each region (default: `optimal(nodes = 20000)`).
+///         strategy = best_of;
+///
+///         buffer input:  [i8; 490] in dtcm, live 0..=1;
+///         buffer conv1:  8000 bytes in sram, live 1..=2, align 64, pad;
+///         buffer relu1:  in place of conv1, live 2..=2;
+///         buffer logits: [f32; 12] in dtcm, live 3..=4, at 256;
+///         buffer stereo: [Sample; 64] as 256 bytes, live 0..3, align 4;
+///         buffers in sram from "plans/mobilenet_v2.csv";
+///     }
+/// }
+/// ```
+///
+/// # Statements
+///
+/// - `region NAME: SIZE [, align A] [, section "S"] [, kind K];` a memory region, with its
+///   capacity. Memory ids are 0-based in declaration order. `align` (bytes, a power of two
+///   up to 65536, default 16) is the default alignment of its buffers. `section` places
+///   its arena in that link section (`#[unsafe(link_section)]`); the arena is bytes only
+///   (`MaybeUninit<u8>`), so it is sound in a NOLOAD or non-zeroed section. `kind` is
+///   `tightly_coupled`, `dma` or `external`: metadata for the application.
+/// - `constant: SIZE;`, `runtime: SIZE;`, `temp: SIZE;` the sizes of the manager's bump
+///   pools (absent = 0), each optionally `, align A` (default 16). Pools are statics of
+///   their own, not part of any region.
+/// - `strategy = greedy | best_of | optimal(nodes = N);` the packing strategy.
+/// - `buffer NAME: SIZE CLAUSES;` a planned buffer. Clauses, in any order, optionally
+///   separated by commas:
+///   - `in REGION`: the region; without it the buffer goes to the first region, in
+///     declaration order, where the whole plan still fits (declare the fastest first).
+///   - `live A..=B` (inclusive) or `live A..B` (exclusive): the steps it is live. Two
+///     buffers whose lifetimes share a step never share a byte.
+///   - `align A`: the offset's alignment in bytes (default: the region's; for `[T; N]` of
+///     a primitive, the larger of the element's size and the region's alignment).
+///   - `pad`: round the size up to the alignment (cache-line-safe DMA buffers).
+///   - `at OFFSET`: a pinned offset from another planner; verified (alignment, bounds,
+///     overlap in time and bytes), never trusted.
+///   - `in place of OTHER`: takes OTHER's offset (and its size, when none is given); legal
+///     only if no larger and OTHER's last step is at most this buffer's first.
+/// - `buffers [in REGION] from "FILE";` every row of an ExecuTorch plan file
+///   (`name,mem_id,offset,size,first,last,dtype,shape`, inclusive lifetimes). The path is
+///   relative to the source file of the invocation, as `include_str!`; editing the file
+///   rebuilds the crate. `from out_dir "FILE"` reads it from the crate's `OUT_DIR` (a build
+///   script's output). The file's `mem_id` and `offset` columns are ignored: `in REGION`
+///   decides the region and memplan plans the offsets.
+/// - `crate = PATH;` the path of the runtime crate, for users who re-export it (default
+///   `::memplan_runtime`); give an absolute path (`::hal::memplan` or `crate::memplan`).
+///
+/// Sizes are `N`, `N bytes`, `N KiB`, `N MiB`, `[T; N]` for `T` one of `u8 i8 u16 i16 u32 i32
+/// u64 i64 u128 i128 f32 f64`, or `[T; N] as B bytes` (with `align A`) for a user type: the
+/// macro then asserts at compile time, on the actual target, that `[T; N]` fits in `B`
+/// bytes, that `T`'s alignment is at most `A`, and that `T` is plain data
+/// (`bytemuck::Pod`), since planned bytes are reused across buffers. Size arithmetic is
+/// checked: it never wraps.
+///
+/// Doc comments and attributes on the module, regions and buffers pass through to the
+/// generated items.
+///
+/// # What it generates
+///
+/// In the module: a type per region implementing `memplan_runtime::MemoryId` (with
+/// `LOWER_BOUND`, `PEAK_STEP` and `PROVEN_OPTIMAL` consts); a type per buffer, declared or
+/// from a file, implementing `memplan_runtime::PlannedBuffer` (a file row's name is mangled:
+/// characters outside `[A-Za-z0-9_]` become `_`, then upper camel case, so
+/// `aten_convolution_default.out0` is `AtenConvolutionDefaultOut0`); `Plan`, the plan's
+/// marker type; `BUFFERS`, a const table of every buffer (name, memory id, offset, size,
+/// first and last step); `STRATEGY`; one static arena per region sized to the plan, and
+/// one per pool; and `take()`, which hands out the plan's `MemoryManager` (built in a const
+/// context) once: `Some` on the first call, `None` after.
+///
+/// # Errors
+///
+/// Every bad input is a compile error spanned on the offending token, all of them in one
+/// build, with needed and available bytes as plain integers where sizes are involved. A
+/// plan that does not fit names the region, the bytes over, the peak step and the largest
+/// buffers live there, and says when only the packing (fragmentation) is to blame. On error
+/// the module still declares its types and a `take()` that returns `None`, so the rest of
+/// the crate still type-checks.
 #[proc_macro]
 pub fn memory_plan(input: TokenStream) -> TokenStream {
     let base_dir = proc_macro::Span::call_site()
@@ -47,3 +138,6 @@ fn run(input: proc_macro2::TokenStream, base_dir: Option<&std::path::Path>) -> p
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -49,7 +49,7 @@ pub enum Elem {
     /// `[T; N]` of a primitive number type of `size` bytes.
     Prim { ty: Ident, size: u64 },
     /// `[T; N] as B bytes`: a user type; the macro checks `size_of::<T>() * N <= B`.
-    User { ty: Type, count: u64, count_span: Span },
+    User { ty: Box<Type>, count: u64, count_span: Span },
 }
 
 pub struct RegionDecl {
@@ -155,14 +155,13 @@ fn split_statements(body: TokenStream, errors: &mut Errors) -> Vec<TokenStream> 
     let mut out = Vec::new();
     let mut cur: Vec<TokenTree> = Vec::new();
     for tt in body {
-        if let TokenTree::Punct(p) = &tt {
-            if p.as_char() == ';' {
+        if let TokenTree::Punct(p) = &tt
+            && p.as_char() == ';' {
                 if !cur.is_empty() {
                     out.push(cur.drain(..).collect());
                 }
                 continue;
             }
-        }
         cur.push(tt);
     }
     if let Some(last) = cur.last() {
@@ -310,14 +309,13 @@ fn parse_size(input: ParseStream) -> syn::Result<Size> {
             }
             return Ok(Size { bytes: size.checked_mul(count), span, elem: Elem::Prim { ty: ident, size } });
         }
-        if let Type::Path(p) = &ty {
-            if p.path.is_ident("usize") || p.path.is_ident("isize") {
+        if let Type::Path(p) = &ty
+            && (p.path.is_ident("usize") || p.path.is_ident("isize")) {
                 return Err(syn::Error::new(
                     ty.span(),
                     "the size of `usize`/`isize` depends on the target: use `u32`, `u64`, `i32` or `i64`",
                 ));
             }
-        }
         if !input.peek(Token![as]) {
             return Err(syn::Error::new(
                 ty.span(),
@@ -327,7 +325,7 @@ fn parse_size(input: ParseStream) -> syn::Result<Size> {
         }
         input.parse::<Token![as]>()?;
         let b = parse_bytes(input)?;
-        return Ok(Size { bytes: b.bytes, span: b.span, elem: Elem::User { ty, count, count_span: n.span() } });
+        return Ok(Size { bytes: b.bytes, span: b.span, elem: Elem::User { ty: Box::new(ty), count, count_span: n.span() } });
     }
     parse_bytes(input)
 }

@@ -19,10 +19,21 @@ pub fn strategy_from(name: &str, nodes: Option<u64>) -> Result<Strategy, String>
 }
 
 /// Plans the model; `None` (with errors recorded) when there is no plan.
+///
+/// A panic inside the planner (a bug) is caught and reported as a compile error, so the
+/// macro itself never panics.
 pub fn solve(model: &Model, errors: &mut Errors) -> Option<Plan> {
-    match plan(&model.problem, model.strategy) {
-        Ok(p) => Some(p),
-        Err(list) => {
+    let result = std::panic::catch_unwind(|| plan(&model.problem, model.strategy));
+    match result {
+        Ok(Ok(p)) => Some(p),
+        Err(_) => {
+            errors.at(
+                model.name.span(),
+                "internal error: memplan's planner failed on this plan; please report it with the invocation",
+            );
+            None
+        }
+        Ok(Err(list)) => {
             for e in list {
                 report(model, &e, errors);
             }

@@ -395,9 +395,13 @@ impl Search {
     }
 
     /// Places local `b` at its lowest offset, updating the state (undoable to the log's
-    /// length before the call). Returns whether `b` is hatless: no unplaced item shares a
-    /// step with it.
-    fn place(&mut self, b: usize) -> bool {
+    /// length before the call).
+    ///
+    /// Returns `None` when the placement is pruned: an item it raises no longer fits under
+    /// `cap`, or a section it touches can no longer hold its unplaced bytes (the state is
+    /// then partly updated: undo it). Otherwise returns whether `b` is hatless: no unplaced
+    /// item shares a step with it.
+    fn place(&mut self, b: usize, cap: u64) -> Option<bool> {
         let x = self.min_off[b];
         let top = x.saturating_add(self.size[b]);
         self.off[b] = x;
@@ -418,14 +422,24 @@ impl Search {
         let mut hatless = true;
         for k in self.adj_start[b]..self.adj_start[b + 1] {
             let u = self.adj[k] as usize;
-            hatless &= self.off[u] != UNPLACED;
-            if self.off[u] == UNPLACED && self.min_off[u] < top {
+            if self.off[u] != UNPLACED {
+                continue;
+            }
+            hatless = false;
+            if self.min_off[u] < top {
                 self.log.push(Undo::MinOff(u as u32, self.min_off[u]));
-                self.min_off[u] = self.lowest(u, top);
+                let m = self.lowest(u, top);
+                self.min_off[u] = m;
+                if m.saturating_add(self.size[u]) > cap {
+                    return None;
+                }
                 let (ulo, uhi) = self.span[u];
                 self.mark_affected(ulo, uhi);
             }
         }
+        // Sections whose floor may have risen: those of `b` (it left their unplaced set)
+        // and those of every item it raised. The others are unchanged, and were checked
+        // when their floor or remaining bytes last changed.
         for a in 0..self.affected.len() {
             let s = self.affected[a] as usize;
             let f = self.section_floor(s);
@@ -433,8 +447,11 @@ impl Search {
                 self.log.push(Undo::Floor(s as u32, self.floor[s]));
                 self.floor[s] = f;
             }
+            if self.rem[s] > 0 && f.saturating_add(self.rem[s]) > cap {
+                return None;
+            }
         }
-        hatless
+        Some(hatless)
     }
 
     fn undo(&mut self, mark: usize) {
@@ -491,14 +508,19 @@ impl Search {
         if !any {
             return None;
         }
-        if !dead {
+        // Every later item goes at or above the next one's offset `x`, so each section
+        // needs `x` plus its unplaced bytes to fit: `x <= cap - (most bytes unplaced in a
+        // section)`. With dominance, `x < min_height`.
+        let most = self.rem[part.lo as usize..part.hi as usize].iter().copied().max().unwrap_or(0);
+        if !dead && most <= cap {
+            let limit = (cap - most).min(min_height - 1);
             for k in part.items.0..part.items.1 {
                 let u = self.part_items[k] as usize;
                 if self.off[u] != UNPLACED {
                     continue;
                 }
                 let m = self.min_off[u];
-                if m < min_height && (m, self.pre[u]) >= (o, pre) {
+                if m <= limit && (m, self.pre[u]) >= (o, pre) {
                     self.cands.push(u as u32);
                 }
             }
@@ -517,6 +539,9 @@ impl Search {
         self.part_items.extend_from_slice(&self.static_items[root.items.0..root.items.1]);
         self.parts.push(Part { items: (0, self.part_items.len()), lo: root.lo, hi: root.hi });
         let root_part = self.parts[0];
+        if !self.check(&root_part, 0, cap) {
+            return Status::Infeasible;
+        }
         let Some(cands) = self.candidates(&root_part, 0, 0, cap) else {
             return Status::Found;
         };
@@ -558,14 +583,14 @@ impl Search {
                         self.nodes_used += 1;
                         f.mark = self.log.len();
                         let x = self.min_off[b];
-                        f.hatless = self.place(b);
-                        if !self.check(&part, x, cap) {
-                            self.undo(f.mark);
-                            if f.hatless {
-                                f.next = f.cands.1;
+                        match self.place(b, cap) {
+                            Some(h) => f.hatless = h,
+                            None => {
+                                self.undo(f.mark);
+                                continue;
                             }
-                            continue;
                         }
+                        ENTERED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         match self.child(&part, f.part, b, x, cap) {
                             Some(c) => {
                                 child = Some(c);
@@ -814,7 +839,8 @@ pub fn __decide(instance: &Instance, cap: u64, nodes: u64, preorder: Option<&str
     let conflicts = Conflicts::new(instance);
     let start = best_of_with(instance, &conflicts).unwrap().layout;
     let mut search = Search::new(instance, &conflicts);
-    let heights = part_heights(&search, &start);
+    let _ = start;
+    let heights = vec![u64::MAX; search.static_parts.len()];
     let (status, _) = match preorder {
         Some(p) => {
             search.set_preorder(p);
@@ -825,3 +851,4 @@ pub fn __decide(instance: &Instance, cap: u64, nodes: u64, preorder: Option<&str
     (status == Status::Found, status == Status::Infeasible, search.nodes_used)
 }
 pub static SPLITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+pub static ENTERED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);

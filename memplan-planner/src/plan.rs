@@ -73,15 +73,15 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
         }
     }
     for (i, b) in problem.buffers.iter().enumerate() {
-        if let Some(a) = b.align {
-            if !valid_align(a) {
-                errors.push(PlanError::BufferAlign { buffer: i, align: a });
-            }
+        if let Some(a) = b.align
+            && !valid_align(a)
+        {
+            errors.push(PlanError::BufferAlign { buffer: i, align: a });
         }
-        if let Placement::In(r) = b.placement {
-            if r >= nr {
-                errors.push(PlanError::UnknownRegion { buffer: i });
-            }
+        if let Placement::In(r) = b.placement
+            && r >= nr
+        {
+            errors.push(PlanError::UnknownRegion { buffer: i });
         }
     }
     if !errors.is_empty() {
@@ -140,11 +140,11 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
         let mut chosen = None;
         for r in 0..nr {
             region_of[gi] = Some(r);
-            if let Ok(out) = pack_region(problem, &groups, &region_of, r, strategy) {
-                if out.1.layout.bytes <= problem.regions[r].capacity {
-                    chosen = Some(r);
-                    break;
-                }
+            if let Ok(out) = pack_region(problem, &groups, &region_of, r, strategy)
+                && out.1.layout.bytes <= problem.regions[r].capacity
+            {
+                chosen = Some(r);
+                break;
             }
         }
         region_of[gi] = chosen;
@@ -237,7 +237,7 @@ fn pack_region(
 fn build_groups(problem: &Problem, errors: &mut Vec<PlanError>) -> Vec<Group> {
     let n = problem.buffers.len();
     let mut root = vec![usize::MAX; n];
-    for i in 0..n {
+    for (i, root_i) in root.iter_mut().enumerate() {
         // Follow the chain; more than n links means a cycle.
         let mut cur = i;
         let mut hops = 0;
@@ -254,7 +254,7 @@ fn build_groups(problem: &Problem, errors: &mut Vec<PlanError>) -> Vec<Group> {
             errors.push(PlanError::InPlaceCycle { buffer: i });
             continue;
         }
-        root[i] = cur;
+        *root_i = cur;
     }
     for (i, b) in problem.buffers.iter().enumerate() {
         let Some(src) = b.in_place_of else { continue };
@@ -276,16 +276,15 @@ fn build_groups(problem: &Problem, errors: &mut Vec<PlanError>) -> Vec<Group> {
         if b.pin.is_some() {
             errors.push(PlanError::InPlacePinned { buffer: i });
         }
-        if let (Placement::In(x), Placement::In(y)) = (b.placement, problem.buffers[root[i]].placement) {
-            if x != y {
-                errors.push(PlanError::InPlaceRegion { buffer: i, source: src });
-            }
+        if let (Placement::In(x), Placement::In(y)) = (b.placement, problem.buffers[root[i]].placement)
+            && x != y
+        {
+            errors.push(PlanError::InPlaceRegion { buffer: i, source: src });
         }
     }
     let mut groups: Vec<Group> = Vec::new();
     let mut group_of_root = vec![usize::MAX; n];
-    for i in 0..n {
-        let r = root[i];
+    for (i, &r) in root.iter().enumerate() {
         if r == usize::MAX {
             continue;
         }
@@ -322,7 +321,7 @@ fn build_groups(problem: &Problem, errors: &mut Vec<PlanError>) -> Vec<Group> {
 }
 
 fn check_pin(problem: &Problem, g: &Group, r: usize, pin: u64, errors: &mut Vec<PlanError>) {
-    if pin % g.align != 0 {
+    if !pin.is_multiple_of(g.align) {
         errors.push(PlanError::PinMisaligned { buffer: g.root, offset: pin, align: g.align });
     }
     let cap = problem.regions[r].capacity;

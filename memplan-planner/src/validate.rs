@@ -102,13 +102,13 @@ pub fn validate(problem: &Problem, plan: &Plan) -> Result<(), Violation> {
         if p.region >= problem.regions.len() {
             return Err(Violation::WrongRegion { buffer: i });
         }
-        if let Placement::In(r) = b.placement {
-            if r != p.region {
-                return Err(Violation::WrongRegion { buffer: i });
-            }
+        if let Placement::In(r) = b.placement
+            && r != p.region
+        {
+            return Err(Violation::WrongRegion { buffer: i });
         }
         let align = problem.effective_align(b, p.region);
-        if p.offset % align != 0 {
+        if !p.offset.is_multiple_of(align) {
             return Err(Violation::Misaligned { buffer: i, offset: p.offset, align });
         }
         let end = p.offset.saturating_add(b.size);
@@ -120,15 +120,15 @@ pub fn validate(problem: &Problem, plan: &Plan) -> Result<(), Violation> {
         if b.size == 0 && p.offset > reg.capacity {
             return Err(Violation::OutOfBounds { buffer: i, end, limit: reg.capacity });
         }
-        if let Some(pin) = b.pin {
-            if pin != p.offset {
-                return Err(Violation::PinMoved { buffer: i });
-            }
+        if let Some(pin) = b.pin
+            && pin != p.offset
+        {
+            return Err(Violation::PinMoved { buffer: i });
         }
-        if let Some(src) = b.in_place_of {
-            if plan.buffers[src].offset != p.offset || plan.buffers[src].region != p.region {
-                return Err(Violation::InPlaceMoved { buffer: i });
-            }
+        if let Some(src) = b.in_place_of
+            && (plan.buffers[src].offset != p.offset || plan.buffers[src].region != p.region)
+        {
+            return Err(Violation::InPlaceMoved { buffer: i });
         }
     }
     // Sweep by first step; `active` holds buffers whose lifetime reaches the current step.

@@ -57,12 +57,17 @@ pub struct MemoryAllocator<'a> {
     /// Start of the buffer; valid for reads and writes of `size` bytes for `'a`, and no
     /// one else accesses those bytes while the allocator lives.
     base: NonNull<u8>,
+    /// One past the last byte: `base + size`, same provenance.
+    end: NonNull<u8>,
     /// Length of the buffer in bytes.
     size: usize,
-    /// Bytes consumed from `base` (padding included); `used <= size`.
-    used: Cell<usize>,
-    /// Highest `used` seen before the last [`reset`](Self::reset); the high-water mark is
-    /// `max(peak, used)` because `used` only grows between resets.
+    /// The cursor: the first free byte, `base <= next <= end`, same provenance as `base`.
+    /// A pointer rather than an offset so that the hot path is align-up, add, compare
+    /// (the offset form needs one more add on the loop-carried chain), and a pointer rather
+    /// than an address so that it can be set up in a `const` context.
+    next: Cell<NonNull<u8>>,
+    /// Highest [`used`](Self::used) seen before the last [`reset`](Self::reset); the
+    /// high-water mark is `max(peak, used)` because `used` only grows between resets.
     peak: Cell<usize>,
     _buffer: PhantomData<&'a mut [MaybeUninit<u8>]>,
 }
@@ -86,8 +91,10 @@ impl<'a> MemoryAllocator<'a> {
         let size = buffer.len();
         let ptr = buffer.as_mut_ptr().cast::<u8>();
         // SAFETY: a slice's data pointer is never null (it is dangling and aligned when the
-        // slice is empty); the exclusive borrow makes the bytes ours for `'a`.
-        unsafe { Self::from_raw_parts(NonNull::new_unchecked(ptr), size) }
+        // slice is empty).
+        let base = unsafe { NonNull::new_unchecked(ptr) };
+        // SAFETY: the exclusive borrow makes the `size` bytes at `base` ours for `'a`.
+        unsafe { Self::from_raw_parts(base, size) }
     }
 
     /// A bump allocator over an initialized byte buffer.
@@ -103,9 +110,11 @@ impl<'a> MemoryAllocator<'a> {
     pub const unsafe fn from_bytes(buffer: &'a mut [u8]) -> Self {
         let size = buffer.len();
         let ptr = buffer.as_mut_ptr();
-        // SAFETY: as in `new`: non-null slice pointer, exclusively borrowed for `'a`; the
-        // initialization condition is passed on to our caller.
-        unsafe { Self::from_raw_parts(NonNull::new_unchecked(ptr), size) }
+        // SAFETY: a slice's data pointer is never null.
+        let base = unsafe { NonNull::new_unchecked(ptr) };
+        // SAFETY: exclusively borrowed for `'a`; the initialization condition is passed on
+        // to our caller.
+        unsafe { Self::from_raw_parts(base, size) }
     }
 
     /// A bump allocator over `size` bytes at `base` (memory from a linker section, a
@@ -119,8 +128,11 @@ impl<'a> MemoryAllocator<'a> {
     pub const unsafe fn from_raw_parts(base: NonNull<u8>, size: usize) -> Self {
         MemoryAllocator {
             base,
+            // SAFETY: the caller guarantees `size` bytes at `base` in one allocation, so
+            // `base + size` is in bounds or one past the end.
+            end: unsafe { base.add(size) },
             size,
-            used: Cell::new(0),
+            next: Cell::new(base),
             peak: Cell::new(0),
             _buffer: PhantomData,
         }
@@ -152,29 +164,46 @@ impl<'a> MemoryAllocator<'a> {
         if !align.is_power_of_two() {
             return Err(invalid_alignment(align));
         }
-        let used = self.used.get();
-        let mask = align - 1;
-        // The next free address, `base + used`, cannot overflow: `used <= size` and the
-        // buffer lies inside the address space. Checked anyway, as everything here.
-        let Some(next) = self.base.as_ptr().addr().checked_add(used) else {
-            return Err(overflow(size, align));
-        };
-        // Padding that brings `next` up to a multiple of `align` (0..align).
-        let padding = next.wrapping_neg() & mask;
-        let Some(end) = used
-            .checked_add(padding)
-            .and_then(|start| start.checked_add(size))
-        else {
-            return Err(overflow(size, align));
-        };
-        if end > self.size {
-            return Err(self.out_of_memory(size, align, end - used));
+        if size == 0 {
+            return self.allocate_zero_size(align);
         }
-        // A zero-size request takes no bytes, padding included.
-        self.used.set(if size == 0 { used } else { end });
-        // SAFETY: `used + padding <= end <= self.size`, so the result is inside the buffer
-        // or one past its end, derived from `base` (same provenance).
-        Ok(unsafe { self.base.add(used + padding) })
+        let next = self.next.get().as_ptr().addr();
+        let mask = align - 1;
+        // Round the cursor's address up to a multiple of `align`, then add the size. Both
+        // sums are checked; the address, not the offset, is aligned (BL-12).
+        let Some(start) = next.checked_add(mask).map(|a| a & !mask) else {
+            return Err(self.failure(size, align));
+        };
+        let Some(end) = start.checked_add(size) else {
+            return Err(self.failure(size, align));
+        };
+        if end > self.end.as_ptr().addr() {
+            return Err(self.failure(size, align));
+        }
+        let base = self.base.as_ptr();
+        // `base <= next <= start <= end <= self.end`: both addresses lie in the buffer or
+        // one past its end, and `with_addr` keeps `base`'s provenance.
+        // SAFETY: not null, because `base` is not and `end` is not below it.
+        self.next
+            .set(unsafe { NonNull::new_unchecked(base.with_addr(end)) });
+        // SAFETY: not null, because `base` is not and `start` is not below it.
+        Ok(unsafe { NonNull::new_unchecked(base.with_addr(start)) })
+    }
+
+    /// A zero-size request: an aligned address in the buffer or one past its end; the
+    /// cursor does not move, padding included (BL-05).
+    #[cold]
+    fn allocate_zero_size(&self, align: usize) -> Result<NonNull<u8>, Error> {
+        let next = self.next.get().as_ptr().addr();
+        let mask = align - 1;
+        match next.checked_add(mask).map(|a| a & !mask) {
+            Some(start) if start <= self.end.as_ptr().addr() => {
+                // SAFETY: `base <= next <= start <= end`: in bounds or one past the end,
+                // with `base`'s provenance, not null.
+                Ok(unsafe { NonNull::new_unchecked(self.base.as_ptr().with_addr(start)) })
+            }
+            _ => Err(self.failure(0, align)),
+        }
     }
 
     /// Allocates room for one `T`, uninitialized, as ExecuTorch's `allocateInstance<T>`.
@@ -185,6 +214,9 @@ impl<'a> MemoryAllocator<'a> {
     /// # Errors
     ///
     /// As [`allocate`](Self::allocate) with `size_of::<T>()` and `align_of::<T>()`.
+    // The `&mut` comes from `&self` by design, as bumpalo's `alloc`: every call returns
+    // fresh, disjoint bytes, and `reset` needs `&mut self`.
+    #[allow(clippy::mut_from_ref)]
     #[inline]
     pub fn allocate_instance<T>(&self) -> Result<&mut MaybeUninit<T>, Error> {
         let ptr = self.allocate(mem::size_of::<T>(), mem::align_of::<T>())?;
@@ -201,6 +233,7 @@ impl<'a> MemoryAllocator<'a> {
     /// # Errors
     ///
     /// As [`allocate_instance`](Self::allocate_instance); `value` is dropped on error.
+    #[allow(clippy::mut_from_ref)]
     #[inline]
     pub fn allocate_value<T>(&self, value: T) -> Result<&mut T, Error> {
         Ok(self.allocate_instance::<T>()?.write(value))
@@ -213,6 +246,8 @@ impl<'a> MemoryAllocator<'a> {
     ///
     /// - [`Error::Overflow`] if `count * size_of::<T>()` does not fit a `usize`.
     /// - Otherwise as [`allocate`](Self::allocate).
+    // As `allocate_instance`: fresh, disjoint bytes per call.
+    #[allow(clippy::mut_from_ref)]
     #[inline]
     pub fn allocate_list<T>(&self, count: usize) -> Result<&mut [MaybeUninit<T>], Error> {
         let elem = mem::size_of::<T>();
@@ -239,7 +274,7 @@ impl<'a> MemoryAllocator<'a> {
     #[inline]
     pub fn reset(&mut self) {
         self.peak.set(self.high_water());
-        self.used.set(0);
+        self.next.set(self.base);
     }
 
     /// Runs `f` with this allocator reset before and after: nothing `f` allocates can
@@ -277,13 +312,13 @@ impl<'a> MemoryAllocator<'a> {
     /// Bytes consumed since the last reset, alignment padding included.
     #[inline]
     pub fn used(&self) -> usize {
-        self.used.get()
+        self.next.get().as_ptr().addr() - self.base.as_ptr().addr()
     }
 
     /// Bytes still free after the cursor: `size() - used()`.
     #[inline]
     pub fn free(&self) -> usize {
-        self.size - self.used.get()
+        self.end.as_ptr().addr() - self.next.get().as_ptr().addr()
     }
 
     /// The most bytes ever consumed between two resets, padding included: size a pool from
@@ -291,7 +326,7 @@ impl<'a> MemoryAllocator<'a> {
     /// allocator).
     #[inline]
     pub fn high_water(&self) -> usize {
-        let used = self.used.get();
+        let used = self.used();
         let peak = self.peak.get();
         if used > peak { used } else { peak }
     }
@@ -306,19 +341,32 @@ impl<'a> MemoryAllocator<'a> {
     /// Moves the cursor to `used` (at most `size`), recording the high-water mark first.
     #[cfg(feature = "allocator-api2")]
     pub(crate) fn set_used(&self, used: usize) {
-        debug_assert!(used <= self.size);
+        assert!(used <= self.size);
         self.peak.set(self.high_water());
-        self.used.set(used);
+        // SAFETY: `used <= size`, so `base + used` is in the buffer or one past its end.
+        self.next.set(unsafe { self.base.add(used) });
     }
 
+    /// The error for a request of `requested` bytes at `align` (a power of two) that did
+    /// not fit: [`Error::OutOfMemory`] with the bytes needed from the cursor (padding +
+    /// size) when that figure fits a `usize`, else [`Error::Overflow`]. It does not depend
+    /// on where the buffer lies beyond the padding.
     #[cold]
     #[inline(never)]
-    fn out_of_memory(&self, requested: usize, align: usize, needed: usize) -> Error {
-        Error::OutOfMemory {
-            requested,
-            align,
-            needed,
-            available: self.free(),
+    fn failure(&self, requested: usize, align: usize) -> Error {
+        let padding = self.next.get().as_ptr().addr().wrapping_neg() & (align - 1);
+        match padding.checked_add(requested) {
+            Some(needed) => Error::OutOfMemory {
+                requested,
+                align,
+                needed,
+                available: self.free(),
+            },
+            None => Error::Overflow {
+                count: 1,
+                elem_size: requested,
+                align,
+            },
         }
     }
 }
@@ -329,22 +377,12 @@ fn invalid_alignment(align: usize) -> Error {
     Error::InvalidAlignment { align }
 }
 
-#[cold]
-#[inline(never)]
-fn overflow(size: usize, align: usize) -> Error {
-    Error::Overflow {
-        count: 1,
-        elem_size: size,
-        align,
-    }
-}
-
 impl fmt::Debug for MemoryAllocator<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("MemoryAllocator")
             .field("base", &self.base)
             .field("size", &self.size)
-            .field("used", &self.used.get())
+            .field("used", &self.used())
             .field("high_water", &self.high_water())
             .finish()
     }
@@ -437,7 +475,10 @@ mod tests {
         assert_eq!(list.len(), 5);
         assert_eq!(pool.used(), 10);
         // Zero-size elements take no bytes, whatever the count.
-        assert_eq!(pool.allocate_list::<()>(usize::MAX).unwrap().len(), usize::MAX);
+        assert_eq!(
+            pool.allocate_list::<()>(usize::MAX).unwrap().len(),
+            usize::MAX
+        );
         assert_eq!(pool.used(), 10);
     }
 

@@ -43,7 +43,7 @@ unsafe impl Allocator for MemoryAllocator<'_> {
         if let Some(start) = self.offset_of(ptr)
             && old_layout.size() != 0
             && start.checked_add(old_layout.size()) == Some(self.used())
-            && ptr.as_ptr().addr() % new_layout.align() == 0
+            && ptr.as_ptr().addr().is_multiple_of(new_layout.align())
             && let Some(end) = start.checked_add(new_layout.size())
             && end <= self.size()
         {
@@ -55,7 +55,11 @@ unsafe impl Allocator for MemoryAllocator<'_> {
         // and `new` is a fresh block of `new_layout.size() >= old_layout.size()` bytes
         // (the `grow` contract), so both ranges are valid and do not overlap.
         unsafe {
-            core::ptr::copy_nonoverlapping(ptr.as_ptr(), new.cast::<u8>().as_ptr(), old_layout.size());
+            core::ptr::copy_nonoverlapping(
+                ptr.as_ptr(),
+                new.cast::<u8>().as_ptr(),
+                old_layout.size(),
+            );
         }
         // SAFETY: `ptr` was allocated by us with `old_layout` (the caller's contract).
         unsafe { Allocator::deallocate(self, ptr, old_layout) };
@@ -69,12 +73,16 @@ unsafe impl Allocator for MemoryAllocator<'_> {
         old_layout: Layout,
         new_layout: Layout,
     ) -> Result<NonNull<[u8]>, AllocError> {
-        if ptr.as_ptr().addr() % new_layout.align() != 0 {
+        if !ptr.as_ptr().addr().is_multiple_of(new_layout.align()) {
             let new = Allocator::allocate(self, new_layout)?;
             // SAFETY: `ptr` holds `old_layout.size() >= new_layout.size()` live bytes and
             // `new` is a fresh, disjoint block of `new_layout.size()` bytes.
             unsafe {
-                core::ptr::copy_nonoverlapping(ptr.as_ptr(), new.cast::<u8>().as_ptr(), new_layout.size());
+                core::ptr::copy_nonoverlapping(
+                    ptr.as_ptr(),
+                    new.cast::<u8>().as_ptr(),
+                    new_layout.size(),
+                );
             }
             return Ok(new);
         }

@@ -169,8 +169,8 @@ mod tests {
     fn max_align_is_two_to_the_sixteenth() {
         assert_eq!(MAX_ALIGN, 65536);
         assert_eq!(align_of::<Arena<1, Align<65536>>>(), 65536);
-        // A one-byte arena at the largest alignment still has length... rounded to its
-        // alignment, as every Rust type's size is a multiple of its alignment.
+        // A Rust type's size is a multiple of its alignment, so a one-byte arena at the
+        // largest alignment occupies 65536 bytes.
         assert_eq!(size_of::<Arena<1, Align<65536>>>(), 65536);
     }
 
@@ -208,9 +208,10 @@ mod tests {
         assert_eq!(storage_base(&ARENA).as_ptr(), ARENA.as_ptr());
         let mut sum = 0u32;
         for i in 0..100 {
-            // SAFETY: the arena is zero-initialized and only this test reads it (no one
-            // writes it).
-            sum += u32::from(unsafe { ARENA.as_ptr().add(i).read() });
+            // SAFETY: `i < 100`, inside the arena.
+            let byte = unsafe { ARENA.as_ptr().add(i) };
+            // SAFETY: the arena is zero-initialized and no one writes it.
+            sum += u32::from(unsafe { byte.read() });
         }
         assert_eq!(sum, 0);
     }

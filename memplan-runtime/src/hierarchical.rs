@@ -6,10 +6,10 @@ use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 use core::ptr::NonNull;
 
+use crate::Error;
 use crate::arena::{Alignment, Arena};
 use crate::error::PlanMismatch;
 use crate::plan::{MemoryId, Plan, PlannedBuffer, RegionInfo, Untyped, check_buffer};
-use crate::Error;
 
 /// One buffer of a [`HierarchicalAllocator`]: a base address and a length in bytes,
 /// exclusively borrowed for `'a` (ExecuTorch's `Span<uint8_t>`).
@@ -40,8 +40,10 @@ impl<'a> Span<'a> {
     pub const fn new(buffer: &'a mut [MaybeUninit<u8>]) -> Self {
         let len = buffer.len();
         let ptr = buffer.as_mut_ptr().cast::<u8>();
-        // SAFETY: a slice pointer is non-null; the exclusive borrow makes the bytes ours.
-        unsafe { Self::from_raw_parts(NonNull::new_unchecked(ptr), len) }
+        // SAFETY: a slice's data pointer is never null.
+        let ptr = unsafe { NonNull::new_unchecked(ptr) };
+        // SAFETY: the exclusive borrow makes the `len` bytes at `ptr` ours for `'a`.
+        unsafe { Self::from_raw_parts(ptr, len) }
     }
 
     /// A span over an initialized byte buffer.
@@ -51,8 +53,10 @@ impl<'a> Span<'a> {
     pub const fn from_bytes(buffer: &'a mut [u8]) -> Self {
         let len = buffer.len();
         let ptr = buffer.as_mut_ptr();
-        // SAFETY: as in `new`.
-        unsafe { Self::from_raw_parts(NonNull::new_unchecked(ptr), len) }
+        // SAFETY: a slice's data pointer is never null.
+        let ptr = unsafe { NonNull::new_unchecked(ptr) };
+        // SAFETY: the exclusive borrow makes the `len` bytes at `ptr` ours for `'a`.
+        unsafe { Self::from_raw_parts(ptr, len) }
     }
 
     /// A span over `len` bytes at `ptr` (memory from a linker section).
@@ -114,7 +118,11 @@ impl<'a> Span<'a> {
     fn address_alignment(&self) -> usize {
         let tz = self.ptr.as_ptr().addr().trailing_zeros().min(31);
         let known = 1usize << tz;
-        if known > self.align { known } else { self.align }
+        if known > self.align {
+            known
+        } else {
+            self.align
+        }
     }
 }
 
@@ -488,7 +496,7 @@ impl<'a, P: Plan> HierarchicalAllocator<'a, P> {
         B::Region: MemoryId<Plan = P>,
     {
         let elem = core::mem::size_of::<B::Elem>();
-        let len = if elem == 0 { 0 } else { B::SIZE / elem };
+        let len = B::SIZE.checked_div(elem).unwrap_or(0);
         NonNull::slice_from_raw_parts(self.buffer::<B>(), len)
     }
 

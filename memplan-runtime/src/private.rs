@@ -60,17 +60,18 @@ pub const unsafe fn manager<P: Plan, C: ArenaStorage, R: ArenaStorage, T: ArenaS
     runtime: &'static R,
     temp: &'static T,
 ) -> MemoryManager<'static, P> {
-    // SAFETY: each arena is `LEN` bytes of static storage, valid for reads and writes
-    // through its `UnsafeCell` forever; our caller guarantees this manager is their only
-    // user, and the three pools are distinct statics, so the allocators never overlap.
-    unsafe {
-        MemoryManager::new(
-            MemoryAllocator::from_raw_parts(storage_base(constant), C::LEN),
-            HierarchicalAllocator::from_raw_spans(spans),
-            MemoryAllocator::from_raw_parts(storage_base(runtime), R::LEN),
-            MemoryAllocator::from_raw_parts(storage_base(temp), T::LEN),
-        )
-    }
+    // The three pools: each arena is `LEN` bytes of static storage, valid for reads and
+    // writes through its `UnsafeCell` forever; our caller guarantees this manager is their
+    // only user, and the pools are distinct statics, so the allocators never overlap.
+    // SAFETY: as just said.
+    let constant = unsafe { MemoryAllocator::from_raw_parts(storage_base(constant), C::LEN) };
+    // SAFETY: as above.
+    let runtime = unsafe { MemoryAllocator::from_raw_parts(storage_base(runtime), R::LEN) };
+    // SAFETY: as above.
+    let temp = unsafe { MemoryAllocator::from_raw_parts(storage_base(temp), T::LEN) };
+    // SAFETY: our caller guarantees the spans are used by this manager only.
+    let planned = unsafe { HierarchicalAllocator::from_raw_spans(spans) };
+    MemoryManager::new(constant, planned, runtime, temp)
 }
 
 /// A byte count the macro computed as `u64`, as this target's `usize`.
@@ -110,8 +111,8 @@ mod tests {
         assert!(!array_fits::<u32>(16, 63));
         assert!(array_fits::<u8>(0, 0));
         assert!(!array_fits::<u64>(u64::MAX, u64::MAX));
-        const AT_COMPILE_TIME: bool = array_fits::<[u8; 3]>(5, 15);
-        assert!(AT_COMPILE_TIME);
+        const { assert!(array_fits::<[u8; 3]>(5, 15)) };
+        assert!(!array_fits::<[u8; 3]>(core::hint::black_box(5), 14));
     }
 
     #[test]
@@ -119,8 +120,9 @@ mod tests {
         assert_eq!(to_usize(0), 0);
         assert_eq!(to_usize(65536), 65536);
         assert_eq!(to_usize(u32::MAX as u64), u32::MAX as usize);
-        const AT_COMPILE_TIME: usize = to_usize(1024);
-        assert_eq!(AT_COMPILE_TIME, 1024);
+        let in_const: [u8; to_usize(3)] = [0; 3];
+        assert_eq!(in_const.len(), 3);
+        assert_eq!(to_usize(core::hint::black_box(1024)), 1024);
     }
 
     #[cfg(target_pointer_width = "64")]

@@ -58,6 +58,8 @@ impl<T> TakeOnce<T> {
     ///
     /// Safe to call from any thread, interrupt handler or core at the same time as itself:
     /// exactly one call returns `Some`.
+    // The `&mut` comes from `&self` by design: the flag makes this the only one ever.
+    #[allow(clippy::mut_from_ref)]
     #[inline]
     pub fn take(&'static self) -> Option<&'static mut T> {
         if self.taken.set() {

@@ -104,7 +104,10 @@ fn bl01_hierarchical_span_covers_exactly_its_buffer() {
         })
     );
     assert_eq!(
-        planned.get_offset_address(0, 512, 513).unwrap_err().needed(),
+        planned
+            .get_offset_address(0, 512, 513)
+            .unwrap_err()
+            .needed(),
         Some(1025)
     );
 }
@@ -172,9 +175,7 @@ fn bl03_get_offset_address_never_wraps() {
     ];
     for offset in edges {
         for size in edges {
-            let fits = offset
-                .checked_add(size)
-                .is_some_and(|end| end <= 4096);
+            let fits = offset.checked_add(size).is_some_and(|end| end <= 4096);
             assert_eq!(
                 planned.get_offset_address(0, offset, size).is_ok(),
                 fits,
@@ -228,7 +229,10 @@ fn bl05_zero_size_lookup_at_the_end_of_a_region() {
     let base = buf.addr();
     let mut spans = [Span::new(&mut buf.0)];
     let planned = HierarchicalAllocator::new(&mut spans);
-    assert_eq!(addr(planned.get_offset_address(0, 64, 0).unwrap()), base + 64);
+    assert_eq!(
+        addr(planned.get_offset_address(0, 64, 0).unwrap()),
+        base + 64
+    );
     assert!(planned.get_offset_address(0, 65, 0).is_err());
 }
 
@@ -323,8 +327,14 @@ fn bl11_manager_taken_once_owns_its_arenas() {
     impl Plan for P {
         const NAME: &'static str = "bl11";
         const REGIONS: usize = 1;
-        const REGION_INFO: &'static [RegionInfo] =
-            &[RegionInfo::new("sram", 0, 128, 128, 16, RegionKind::Unspecified)];
+        const REGION_INFO: &'static [RegionInfo] = &[RegionInfo::new(
+            "sram",
+            0,
+            128,
+            128,
+            16,
+            RegionKind::Unspecified,
+        )];
     }
     static SRAM: Arena<128, Align<16>> = Arena::new();
     static NONE: Arena<0, Align<1>> = Arena::new();
@@ -467,6 +477,9 @@ fn typed_allocator_rejects_spans_that_do_not_match_the_plan() {
     let planned = HierarchicalAllocator::<Two>::with_plan(&mut spans).unwrap();
     assert_eq!(addr(planned.buffer::<B>()), base + 512);
     assert_eq!(planned.buffer_slice::<B>().len(), 512);
-    assert_eq!(planned.region_info(1).unwrap().kind, RegionKind::TightlyCoupled);
+    assert_eq!(
+        planned.region_info(1).unwrap().kind,
+        RegionKind::TightlyCoupled
+    );
     assert_eq!(planned.region_info(2), None);
 }

@@ -1,0 +1,43 @@
+//! Unit tests of the whole pipeline on token streams (no compiler needed).
+
+use crate::run;
+use std::fmt::Write as _;
+
+/// A plan of `n` buffers, each 64 bytes live two steps, in one region.
+fn plan_of(n: usize) -> proc_macro2::TokenStream {
+    let mut src = String::from("pub mod p { region sram: 1 MiB; strategy = greedy;");
+    for i in 0..n {
+        write!(src, "buffer b{i}: 64 bytes in sram, live {i}..={};", i + 1).unwrap();
+    }
+    src.push('}');
+    src.parse().unwrap()
+}
+
+fn expansion_tokens(n: usize) -> usize {
+    run(plan_of(n), None).into_iter().map(count).sum()
+}
+
+fn count(tt: proc_macro2::TokenTree) -> usize {
+    match tt {
+        proc_macro2::TokenTree::Group(g) => 1 + g.stream().into_iter().map(count).sum::<usize>(),
+        _ => 1,
+    }
+}
+
+#[test]
+fn expansion_grows_by_a_constant_per_buffer() {
+    let (e0, e1, e2) = (expansion_tokens(1), expansion_tokens(101), expansion_tokens(201));
+    // Each buffer adds the same number of tokens: the expansion is linear in buffers.
+    assert_eq!(e2 - e1, e1 - e0);
+    let per_buffer = (e1 - e0) / 100;
+    assert!(per_buffer < 200, "{per_buffer} tokens per buffer");
+}
+
+#[test]
+fn a_plan_that_does_not_fit_is_a_compile_error_not_a_panic() {
+    let src: proc_macro2::TokenStream =
+        "mod m { region r: 16 bytes; buffer a: 32 bytes in r, live 0..=0; }".parse().unwrap();
+    let out = run(src, None).to_string();
+    assert!(out.contains("compile_error"), "{out}");
+    assert!(out.contains("needed 32 bytes, available 16"), "{out}");
+}

@@ -64,7 +64,7 @@ pub enum ElemInfo {
     User { ty: Box<Type>, count: u64, count_span: Span, bytes: u64, align: u64 },
 }
 
-const RESERVED: &[&str] = &["Plan", "BUFFERS", "STRATEGY", "take"];
+const RESERVED: &[&str] = &["Plan", "BUFFERS", "STRATEGY", "REPORT", "take"];
 
 /// Checks `input`; records every error in `errors`. The model is returned even with
 /// errors, so that the fallback expansion can still declare the types.

@@ -191,6 +191,7 @@ fn module(model: &Model, plan: Option<&Plan>) -> TokenStream {
     } else {
         TokenStream::new()
     };
+    let report = report(model, plan);
     let mod_doc = format!("Memory plan `{plan_name}`, planned by memplan with the `{strategy}` strategy.");
 
     quote! {
@@ -211,6 +212,10 @@ fn module(model: &Model, plan: Option<&Plan>) -> TokenStream {
 
             /// The strategy that made this plan.
             pub const STRATEGY: &str = #strategy;
+
+            /// The plan's report: per region, capacity, planned bytes, lower bound, peak
+            /// step and whether the plan is proven optimal, as a readable table.
+            pub const REPORT: &str = #report;
 
             #(#region_items)*
             #no_region
@@ -295,4 +300,40 @@ fn elem_checks(model: &Model, i: usize) -> TokenStream {
             #p::assert_plain_data::<#ty>();
         };
     }
+}
+
+/// The text of the plan's `REPORT` const.
+fn report(model: &Model, plan: Option<&Plan>) -> String {
+    let Some(plan) = plan else {
+        return format!("memory plan `{}`: the plan has errors", model.name);
+    };
+    let mut out = format!(
+        "memory plan `{}` (strategy {})\n{:<16} {:>3} {:>12} {:>12} {:>12} {:>6} {:>8} {:>7}\n",
+        model.name,
+        plan.strategy.name(),
+        "region",
+        "id",
+        "capacity",
+        "planned",
+        "lower bound",
+        "peak",
+        "buffers",
+        "optimal"
+    );
+    for (r, rp) in plan.regions.iter().enumerate() {
+        let n = plan.buffers.iter().filter(|b| b.region == r).count();
+        let peak = rp.peak_step.map_or("-".to_string(), |s| s.to_string());
+        out.push_str(&format!(
+            "{:<16} {:>3} {:>12} {:>12} {:>12} {:>6} {:>8} {:>7}\n",
+            model.problem.regions[r].name,
+            r,
+            rp.capacity,
+            rp.planned_bytes,
+            rp.lower_bound,
+            peak,
+            n,
+            if rp.proven_optimal { "yes" } else { "no" }
+        ));
+    }
+    out
 }

@@ -195,8 +195,7 @@ fn report(model: &Model, e: &PlanError, errors: &mut Errors) {
                 ));
                 if o.proven_optimal {
                     msg.push_str(&format!(
-                        "\nnote: the `{}` search proved that no plan of this region needs fewer than {} bytes: give the region more bytes, or buffers smaller alignments",
-                        model.strategy.name(),
+                        "\nnote: no plan of this region can use fewer than {} bytes with these sizes and alignments: give the region more bytes, or the buffers smaller alignments",
                         o.needed
                     ));
                 }

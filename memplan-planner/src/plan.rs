@@ -183,7 +183,8 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
                 lower_bound: lb,
                 peak_step: peak,
                 live_at_peak,
-                proven_optimal: out.proven_optimal,
+                proven_optimal: out.proven_optimal
+                    || out.layout.bytes <= crate::instance::aligned_lower_bound(&instance),
             }));
         }
         let mut align = problem.regions[r].align;

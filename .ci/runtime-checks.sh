@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# memplan-runtime checks that need more than `cargo test`: Miri (host and a 32-bit target,
+# strict provenance) over the runtime's tests, every take-once backend, the cross builds for
+# three bare-metal targets, and a small library crate that invokes `memory_plan!` built for
+# those targets (a library build, no linking).
+#
+# Installs what it needs with rustup. Run from anywhere: `bash .ci/runtime-checks.sh`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR=never
+
+TARGETS=(thumbv6m-none-eabi thumbv7em-none-eabihf riscv32imac-unknown-none-elf)
+TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+CROSS_LIB=tests/cross-lib/Cargo.toml
+CROSS_DIR="$TARGET_DIR/cross-lib"
+start=$(date +%s)
+step() { echo "== [$(($(date +%s) - start))s] $*"; }
+
+step "install: targets ${TARGETS[*]}, nightly with miri and rust-src"
+rustup target add "${TARGETS[@]}" >/dev/null
+rustup toolchain install nightly --profile minimal --component miri,rust-src >/dev/null
+rustup +nightly component add miri rust-src >/dev/null
+cargo +nightly miri setup >/dev/null
+cargo +nightly miri setup --target i686-unknown-linux-gnu >/dev/null
+
+# ---- Miri ---------------------------------------------------------------------------------
+# The runtime alone (no proc-macro needed), with the allocator-api2 collections; each
+# take-once backend once on the host; the 32-bit target with the default backend.
+export MIRIFLAGS="-Zmiri-strict-provenance"
+miri() { cargo +nightly miri test -q -p memplan-runtime --no-default-features "$@"; }
+
+step "miri: host (x86_64), atomics backend, allocator-api2"
+miri --features allocator-api2
+step "miri: host, critical-section backend (lib tests)"
+miri --features critical-section --lib
+step "miri: host, portable-atomic backend (lib tests)"
+miri --features portable-atomic --lib
+step "miri: i686-unknown-linux-gnu (32-bit usize), allocator-api2"
+miri --target i686-unknown-linux-gnu --features allocator-api2
+
+step "miri: the generated manager of tests/cross-lib (host)"
+cargo +nightly miri test -q --manifest-path "$CROSS_LIB" --target-dir "$CROSS_DIR"
+
+# ---- Cross builds -------------------------------------------------------------------------
+for t in thumbv7em-none-eabihf riscv32imac-unknown-none-elf; do
+  step "build: memplan-runtime for $t (default features; and allocator-api2 + portable-atomic)"
+  cargo build -q -p memplan-runtime --target "$t"
+  cargo build -q -p memplan-runtime --target "$t" --no-default-features \
+    --features allocator-api2,portable-atomic
+done
+
+t=thumbv6m-none-eabi
+step "build: memplan-runtime for $t (no compare-and-swap)"
+# Without a take-once backend the build must fail, saying which feature to enable.
+if out=$(cargo build -q -p memplan-runtime --target "$t" --no-default-features 2>&1); then
+  echo "expected the $t build without a take-once backend to fail" >&2
+  exit 1
+fi
+grep -q "enable the feature \`critical-section\`" <<<"$out" || {
+  echo "unexpected error for $t without a take-once backend:" >&2
+  echo "$out" >&2
+  exit 1
+}
+cargo build -q -p memplan-runtime --target "$t" --features critical-section
+cargo build -q -p memplan-runtime --target "$t" --no-default-features \
+  --features portable-atomic,portable-atomic/critical-section,allocator-api2
+
+step "build: tests/cross-lib (memory_plan!) for ${TARGETS[*]}"
+cargo build -q --manifest-path "$CROSS_LIB" --target-dir "$CROSS_DIR" \
+  --target thumbv6m-none-eabi --features critical-section
+for t in thumbv7em-none-eabihf riscv32imac-unknown-none-elf; do
+  cargo build -q --manifest-path "$CROSS_LIB" --target-dir "$CROSS_DIR" --target "$t"
+done
+
+# ---- Arenas in .bss -------------------------------------------------------------------------
+step "check: arenas without a link section are in .bss (host test binary of tests/cross-lib)"
+bin=$(cargo test -q --manifest-path "$CROSS_LIB" --target-dir "$CROSS_DIR" --no-run \
+  --message-format=json | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | head -n1)
+syms=$(nm -C "$bin" | grep "kws::__MEMPLAN_")
+for s in ARENA_1 ARENA_2 RUNTIME TEMP; do
+  grep -Eq "^[0-9a-f]+ [bB] .*__MEMPLAN_${s}\$" <<<"$syms" || {
+    echo "__MEMPLAN_${s} is not in .bss:" >&2
+    echo "$syms" >&2
+    exit 1
+  }
+done
+
+step "runtime checks passed"

@@ -18,7 +18,10 @@ step() { echo "== [$(($(date +%s) - start))s] $*"; }
 
 step "install: targets ${TARGETS[*]}, nightly with miri and rust-src"
 rustup target add "${TARGETS[@]}" >/dev/null
-rustup toolchain install nightly --profile minimal --component miri,rust-src >/dev/null
+# An installed nightly is kept as it is (no update); a machine without one gets the latest.
+if ! rustup toolchain list | grep -q '^nightly'; then
+  rustup toolchain install nightly --profile minimal --component miri,rust-src >/dev/null
+fi
 rustup +nightly component add miri rust-src >/dev/null
 cargo +nightly miri setup >/dev/null
 cargo +nightly miri setup --target i686-unknown-linux-gnu >/dev/null
@@ -83,6 +86,29 @@ for s in ARENA_1 ARENA_2 RUNTIME TEMP; do
     echo "$syms" >&2
     exit 1
   }
+done
+
+# ---- Typed access = raw pointer arithmetic ---------------------------------------------------
+step "check: typed buffer access compiles to the same instructions as raw pointer arithmetic"
+cargo build -q --release -p memplan-runtime --example typed_access_asm
+exe="$TARGET_DIR/release/examples/typed_access_asm"
+# The instructions of function $1, without addresses or padding.
+instructions() {
+  local addr size
+  read -r addr size < <(nm -S "$exe" | awk -v s="$1" '$4 == s { print $1, $2 }')
+  objdump -d --no-show-raw-insn --start-address="0x$addr" \
+    --stop-address="$(printf '0x%x' $((0x$addr + 0x$size)))" "$exe" |
+    sed -n 's/^ *[0-9a-f]*:[[:space:]]*//p' | grep -v '^int3' || true
+}
+for b in conv2 logits; do
+  typed=$(instructions "probe_typed_$b")
+  raw=$(instructions "probe_raw_$b")
+  if [ -z "$typed" ] || [ "$typed" != "$raw" ]; then
+    echo "probe_typed_$b differs from probe_raw_$b:" >&2
+    diff <(echo "$typed") <(echo "$raw") >&2 || true
+    exit 1
+  fi
+  echo "$b: typed = raw, $(wc -l <<<"$typed") instructions: $(tr '\n' ';' <<<"$typed")"
 done
 
 step "runtime checks passed"

@@ -11,7 +11,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::{Attribute, Ident, LitStr, Type, Visibility};
 
-use crate::diag::Errors;
+use crate::diag::{Errors, SpanRange};
 use crate::names;
 use crate::parse::{Elem, Input, Size, Stmt};
 
@@ -46,9 +46,13 @@ pub struct BufferInfo {
     pub type_ident: Ident,
     /// Where errors about this buffer point.
     pub span: Span,
-    pub size_span: Span,
-    pub pin_span: Span,
+    pub size_span: SpanRange,
+    pub pin_span: SpanRange,
     pub in_place_span: Span,
+    /// The region's name when the buffer names one (`in REGION`), for messages.
+    pub region_named: bool,
+    /// The lifetime as written (`0..=2`, `3..5`), for messages.
+    pub live_text: String,
     /// For buffers from a file: `file:line`, for messages.
     pub origin: Option<String>,
     pub elem: ElemInfo,
@@ -87,7 +91,7 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
             return false;
         }
         if let Some((_, prev)) = type_names.get(tname) {
-            errors.at(span, format!("{what} and {prev} both get the Rust name `{tname}`: rename one"));
+            errors.at(span, format!("{prev} and {what} both get the Rust name `{tname}`: rename one"));
             false
         } else {
             type_names.insert(tname.to_string(), (span, what));
@@ -115,8 +119,9 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
         }
         if let Stmt::Region(r) = stmt {
             let name = r.name.to_string();
-            if region_by_name.contains_key(&name) {
-                errors.at(r.name.span(), format!("region `{name}` is declared twice"));
+            if let Some(&prev) = region_by_name.get(&name) {
+                errors.at(r.name.span(), format!("region `{name}` is declared twice: rename or remove one"));
+                errors.at(regions[prev].ident.span(), format!("note: region `{name}` is first declared here"));
                 continue;
             }
             let capacity = size_bytes(&r.size, errors, &format!("region `{name}`"));
@@ -151,7 +156,10 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
         } else {
             known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
         };
-        errors.at(id.span(), format!("unknown region `{id}`; the regions are: {list}"));
+        let wanted = id.to_string();
+        let close = known.iter().find(|k| edit_distance(k, &wanted) <= 2);
+        let hint = close.map_or(String::new(), |k| format!(" (did you mean `{k}`?)"));
+        errors.at(id.span(), format!("unknown region `{id}`{hint}; the regions are: {list}"));
     };
 
     let mut buffer_by_name: HashMap<String, usize> = HashMap::new();
@@ -173,9 +181,11 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                     attrs: Vec::new(),
                     type_ident: names::ident(&tname, name.span()),
                     span: name.span(),
-                    size_span: name.span(),
-                    pin_span: name.span(),
+                    size_span: name.span().into(),
+                    pin_span: name.span().into(),
                     in_place_span: name.span(),
+                    region_named: false,
+                    live_text: String::new(),
                     origin: None,
                     elem: ElemInfo::Bytes,
                     emit,
@@ -218,8 +228,9 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                 let name = b.name.to_string();
                 let index = problem.buffers.len();
                 let tname = names::type_name(&name, 'B');
-                let emit = if buffer_by_name.contains_key(&name) {
-                    errors.at(b.name.span(), format!("buffer `{name}` is declared twice"));
+                let emit = if let Some(&prev) = buffer_by_name.get(&name) {
+                    errors.at(b.name.span(), format!("buffer `{name}` is declared twice: rename or remove one"));
+                    errors.at(buffers[prev].span, format!("note: buffer `{name}` is first declared here"));
                     false
                 } else {
                     buffer_by_name.insert(name.clone(), index);
@@ -276,14 +287,19 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                         } else {
                             sizes_missing.push(index);
                         }
-                        (0, b.name.span(), ElemInfo::Bytes)
+                        (0, b.name.span().into(), ElemInfo::Bytes)
                     }
                 };
                 let lifetime = match &b.live {
                     Some(l) => match l.last {
                         Some(last) => Lifetime { first: l.first, last },
                         None => {
-                            errors.at(l.span, format!("buffer `{name}` has an empty lifetime: the last step comes before the first"));
+                            let hint = if l.text.contains("..=") {
+                                "the last step comes before the first".to_string()
+                            } else {
+                                format!("`..` excludes its end, so `{}` holds no step; for step {} alone write `{}..={}`", l.text, l.first, l.first, l.first)
+                            };
+                            errors.at(l.span, format!("buffer `{name}` has an empty lifetime `live {}`: {hint}", l.text));
                             Lifetime { first: l.first, last: l.first }
                         }
                     },
@@ -317,7 +333,9 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                     type_ident: names::ident(&tname, b.name.span()),
                     span: b.name.span(),
                     size_span,
-                    pin_span: b.pin.map_or(b.name.span(), |p| p.1),
+                    pin_span: b.pin.map_or(b.name.span().into(), |p| p.1),
+                    region_named: b.region.is_some(),
+                    live_text: b.live.as_ref().map_or(String::new(), |l| l.text.clone()),
                     in_place_span,
                     origin: None,
                     elem,
@@ -348,7 +366,7 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                 let rows = match parse_executorch(&text, &shown) {
                     Ok(rows) => rows,
                     Err(e) => {
-                        errors.at(f.path.span(), format!("malformed plan file: {e}"));
+                        errors.at(f.path.span(), format!("plan file {e}"));
                         continue;
                     }
                 };
@@ -374,9 +392,11 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                         attrs: Vec::new(),
                         type_ident: names::ident(&tname, f.path.span()),
                         span: f.path.span(),
-                        size_span: f.path.span(),
-                        pin_span: f.path.span(),
+                        size_span: f.path.span().into(),
+                        pin_span: f.path.span().into(),
                         in_place_span: f.path.span(),
+                        region_named: f.region.is_some(),
+                        live_text: format!("{}..={}", row.first, row.last),
                         origin: Some(format!("{shown}:{line}")),
                         elem: ElemInfo::Bytes,
                         emit,
@@ -395,7 +415,10 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
         };
         match memplan_planner::instance::align_up(b.size, align) {
             Some(s) => problem.buffers[i].size = s,
-            None => errors.at(buffers[i].size_span, format!("buffer `{}`: padding the size to {align} bytes overflows 64 bits", b.name)),
+            None => errors.at(
+                buffers[i].size_span,
+                format!("buffer `{}`: `pad` rounds {} bytes up to a multiple of its alignment ({align}), which is more than 2^64 - 1 bytes", b.name, b.size),
+            ),
         }
     }
     for (i, src) in in_place {
@@ -451,7 +474,7 @@ fn size_bytes(size: &Size, errors: &mut Errors, what: &str) -> u64 {
     match size.bytes {
         Some(b) => b,
         None => {
-            errors.at(size.span, format!("{what}: the size overflows 64 bits (size arithmetic never wraps)"));
+            errors.at(size.span, format!("{what}: the size is more than 2^64 - 1 bytes, the most any plan can describe"));
             u64::MAX
         }
     }
@@ -463,7 +486,7 @@ fn check_align(a: u64, span: Span, errors: &mut Errors) -> u64 {
         return 1;
     }
     if a > MAX_ALIGN {
-        errors.at(span, format!("alignment {a} is above the largest supported, {MAX_ALIGN} bytes"));
+        errors.at(span, format!("alignment {a} exceeds the largest supported alignment, {MAX_ALIGN} bytes"));
         return 1;
     }
     a
@@ -515,4 +538,20 @@ fn resolve_file(lit: &LitStr, out_dir: bool, base_dir: Option<&Path>, errors: &m
             None
         }
     }
+}
+
+/// Levenshtein distance, for "did you mean" hints.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == cb { prev } else { 1 + prev.min(row[j]).min(row[j + 1]) };
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }

@@ -1,7 +1,28 @@
 //! Error collection: every problem found is kept, spanned on its token, and all are
 //! reported together (as serde_derive's `Ctxt` does).
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Ident, Span, TokenStream, TokenTree};
+
+/// The tokens an error points at: from the start of `first` to the end of `last` (on
+/// stable Rust a proc macro cannot join spans, but an error spanned on a token stream
+/// covers it from its first to its last token).
+#[derive(Clone, Copy)]
+pub struct SpanRange {
+    pub first: Span,
+    pub last: Span,
+}
+
+impl SpanRange {
+    pub fn new(first: Span, last: Span) -> Self {
+        SpanRange { first, last }
+    }
+}
+
+impl From<Span> for SpanRange {
+    fn from(s: Span) -> Self {
+        SpanRange { first: s, last: s }
+    }
+}
 
 /// The errors found so far.
 #[derive(Default)]
@@ -15,9 +36,9 @@ impl Errors {
         self.list.push(e);
     }
 
-    /// Records an error with `message` at `span`.
-    pub fn at(&mut self, span: Span, message: impl std::fmt::Display) {
-        self.list.push(syn::Error::new(span, message));
+    /// Records an error with `message` at `span` (a token or a range of tokens).
+    pub fn at(&mut self, span: impl Into<SpanRange>, message: impl std::fmt::Display) {
+        self.list.push(error(span, message));
     }
 
     /// Whether any error was recorded.
@@ -38,4 +59,13 @@ impl Errors {
             }
         }
     }
+}
+
+/// An error covering `span`, a token or a range of tokens.
+pub fn error(span: impl Into<SpanRange>, message: impl std::fmt::Display) -> syn::Error {
+    let r = span.into();
+    let tokens: TokenStream = [TokenTree::Ident(Ident::new("x", r.first)), TokenTree::Ident(Ident::new("x", r.last))]
+        .into_iter()
+        .collect();
+    syn::Error::new_spanned(tokens, message)
 }

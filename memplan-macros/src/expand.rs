@@ -290,12 +290,21 @@ fn elem_checks(model: &Model, i: usize) -> TokenStream {
     let span = syn::spanned::Spanned::span(ty);
     let name = &model.problem.buffers[i].name;
     let ty_text = quote!(#ty).to_string();
-    let size_msg = format!("memplan: `[{ty_text}; {count}]` of buffer `{name}` is larger than its declared {bytes} bytes on this target");
+    let size_msg = format!(
+        "memplan: `[{ty_text}; {count}]` of buffer `{name}` is larger than its declared {bytes} bytes on this target (the next error shows `declared - actual` bytes)"
+    );
     let align_msg = format!("memplan: the alignment of the element type of buffer `{name}` is above its declared `align {align}` on this target");
     let _ = count_span;
     quote_spanned! {span=>
         const _: () = {
             ::core::assert!(#p::array_fits::<#ty>(#count, #bytes), #size_msg);
+        };
+        const _: usize = if #p::array_fits::<#ty>(#count, #bytes) {
+            0
+        } else {
+            #p::to_usize(#bytes) - ::core::mem::size_of::<#ty>() * #p::to_usize(#count)
+        };
+        const _: () = {
             ::core::assert!(::core::mem::align_of::<#ty>() <= #p::to_usize(#align), #align_msg);
             #p::assert_plain_data::<#ty>();
         };

@@ -10,7 +10,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
 use syn::{Attribute, Ident, LitInt, LitStr, Token, Type, Visibility, braced, bracketed};
 
-use crate::diag::Errors;
+use crate::diag::{Errors, SpanRange};
 
 /// `[attrs] vis mod NAME { statements }`.
 pub struct Input {
@@ -39,7 +39,7 @@ pub enum Stmt {
 pub struct Size {
     /// `None` when the arithmetic overflowed (already reported).
     pub bytes: Option<u64>,
-    pub span: Span,
+    pub span: SpanRange,
     pub elem: Elem,
 }
 
@@ -77,7 +77,9 @@ pub struct Live {
     pub first: u32,
     /// Inclusive last step; `None` when the range is empty (`a..a`, `b..=a` with `b > a`).
     pub last: Option<u32>,
-    pub span: Span,
+    /// The steps as written, `A..=B` or `A..B`, for messages.
+    pub text: String,
+    pub span: SpanRange,
 }
 
 pub struct BufferDecl {
@@ -87,7 +89,7 @@ pub struct BufferDecl {
     pub region: Option<Ident>,
     pub live: Option<Live>,
     pub align: Option<(u64, Span)>,
-    pub pin: Option<(u64, Span)>,
+    pub pin: Option<(u64, SpanRange)>,
     pub in_place_of: Option<Ident>,
     pub pad: Option<Span>,
 }
@@ -302,7 +304,7 @@ fn parse_size(input: ParseStream) -> syn::Result<Size> {
         if !content.is_empty() {
             return Err(content.error("expected `]`: the length must be an integer literal"));
         }
-        let span = bracket.span.join();
+        let span = SpanRange::new(bracket.span.open(), bracket.span.close());
         if let Some((ident, size)) = primitive(&ty) {
             if input.peek(Token![as]) {
                 return Err(input.error(format!("`{ident}` has a known size ({size} bytes): remove `as ... bytes`")));
@@ -335,11 +337,11 @@ fn parse_bytes(input: ParseStream) -> syn::Result<Size> {
         syn::Error::new(e.span(), "expected a size: `N bytes`, `N KiB`, `N MiB` or `[T; N]`")
     })?;
     let n = parse_u64(&lit)?;
-    let mut span = lit.span();
+    let mut span = SpanRange::from(lit.span());
     let mut mult = 1u64;
     if input.peek(kw::bytes) {
         let k: kw::bytes = input.parse()?;
-        span = span.join(k.span).unwrap_or(span);
+        span.last = k.span;
     } else if input.peek(Ident) && !input.peek(kw::live) && !input.peek(kw::align) && !input.peek(kw::at) && !input.peek(kw::pad) && !input.peek(kw::section) && !input.peek(kw::kind) {
         let unit: Ident = input.fork().parse()?;
         mult = match unit.to_string().as_str() {
@@ -355,7 +357,7 @@ fn parse_bytes(input: ParseStream) -> syn::Result<Size> {
             _ => return Ok(Size { bytes: Some(n), span, elem: Elem::Bytes }),
         };
         input.parse::<Ident>()?;
-        span = span.join(unit.span()).unwrap_or(span);
+        span.last = unit.span();
     }
     Ok(Size { bytes: n.checked_mul(mult), span, elem: Elem::Bytes })
 }
@@ -387,9 +389,28 @@ fn parse_trailing_align(input: ParseStream) -> syn::Result<Option<(u64, Span)>> 
     Ok(None)
 }
 
+/// "unknown buffer clause `colour`; expected ...", or the lookahead's own error when the
+/// next token is not a word.
+fn unknown_clause(input: ParseStream, la: syn::parse::Lookahead1, what: &str, expected: &str) -> syn::Error {
+    match input.fork().parse::<Ident>() {
+        Ok(id) => syn::Error::new(id.span(), format!("unknown {what} clause `{id}`; expected {expected}")),
+        Err(_) => la.error(),
+    }
+}
+
+/// `:` after a declared name.
+fn parse_colon(input: ParseStream, what: &str, name: &Ident) -> syn::Result<()> {
+    if input.peek(Token![:]) {
+        input.parse::<Token![:]>()?;
+        Ok(())
+    } else {
+        Err(input.error(format!("expected `:` after the {what} name `{name}`")))
+    }
+}
+
 fn parse_region(input: ParseStream, attrs: Vec<Attribute>) -> syn::Result<RegionDecl> {
     let name: Ident = input.parse()?;
-    input.parse::<Token![:]>()?;
+    parse_colon(input, "region", &name)?;
     let size = parse_size(input)?;
     let mut r = RegionDecl { attrs, name, size, align: None, section: None, kind: None };
     while !input.is_empty() {
@@ -418,7 +439,7 @@ fn parse_region(input: ParseStream, attrs: Vec<Attribute>) -> syn::Result<Region
             }
             r.kind = Some(input.parse()?);
         } else {
-            return Err(la.error());
+            return Err(unknown_clause(input, la, "region", "`align N`, `section \"NAME\"` or `kind K`"));
         }
     }
     Ok(r)
@@ -445,26 +466,26 @@ fn parse_live(input: ParseStream) -> syn::Result<Live> {
     let kw: kw::live = input.parse()?;
     let a: LitInt = input.parse()?;
     let first = parse_u32(&a)?;
-    let (last, end_span) = if input.peek(Token![..=]) {
+    let _ = kw;
+    let (last, end_span, text) = if input.peek(Token![..=]) {
         input.parse::<Token![..=]>()?;
         let b: LitInt = input.parse()?;
         let last = parse_u32(&b)?;
-        (if last < first { None } else { Some(last) }, b.span())
+        (if last < first { None } else { Some(last) }, b.span(), format!("{first}..={last}"))
     } else if input.peek(Token![..]) {
         input.parse::<Token![..]>()?;
         let b: LitInt = input.parse()?;
         let end = parse_u32(&b)?;
-        (if end <= first { None } else { Some(end - 1) }, b.span())
+        (if end <= first { None } else { Some(end - 1) }, b.span(), format!("{first}..{end}"))
     } else {
         return Err(input.error("expected `..=LAST` (inclusive) or `..END` (exclusive) after the first step"));
     };
-    let span = kw.span.join(end_span).unwrap_or(a.span());
-    Ok(Live { first, last, span })
+    Ok(Live { first, last, text, span: SpanRange::new(a.span(), end_span) })
 }
 
 fn parse_buffer(input: ParseStream, attrs: Vec<Attribute>) -> syn::Result<BufferDecl> {
     let name: Ident = input.parse()?;
-    input.parse::<Token![:]>()?;
+    parse_colon(input, "buffer", &name)?;
     let mut b = BufferDecl {
         attrs,
         name,
@@ -523,7 +544,7 @@ fn parse_buffer(input: ParseStream, attrs: Vec<Attribute>) -> syn::Result<Buffer
             let kw: kw::pad = input.parse()?;
             b.pad = Some(kw.span);
         } else {
-            return Err(la.error());
+            return Err(unknown_clause(input, la, "buffer", "`in REGION`, `live A..=B`, `align N`, `at OFFSET`, `pad` or `in place of BUFFER`"));
         }
     }
     Ok(b)

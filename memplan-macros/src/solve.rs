@@ -79,9 +79,11 @@ fn report(model: &Model, e: &PlanError, errors: &mut Errors) {
         PlanError::InPlaceSourceLive { buffer, source, source_last, first } => errors.at(
             bufs[*buffer].in_place_span,
             format!(
-                "buffer {} cannot be in place of {}: {} is still live at step {source_last}, after {} starts at step {first}; the source's last step must be at most the in-place buffer's first",
+                "buffer {} cannot be in place of {}: {} is still live at step {source_last}, after {} is first written at step {first}; end {} by step {first}, or start {} at step {source_last}",
                 bname(model, *buffer),
                 bname(model, *source),
+                bname(model, *source),
+                bname(model, *buffer),
                 bname(model, *source),
                 bname(model, *buffer)
             ),
@@ -101,10 +103,17 @@ fn report(model: &Model, e: &PlanError, errors: &mut Errors) {
             bufs[*buffer].pin_span,
             format!("buffer {} is pinned but has no region: add `in REGION`", bname(model, *buffer)),
         ),
-        PlanError::PinMisaligned { buffer, offset, align } => errors.at(
-            bufs[*buffer].pin_span,
-            format!("buffer {} is pinned at offset {offset}, which is not a multiple of its alignment {align}", bname(model, *buffer)),
-        ),
+        PlanError::PinMisaligned { buffer, offset, align } => {
+            let b = &model.problem.buffers[*buffer];
+            let source = match (b.align, b.placement) {
+                (None, memplan_planner::Placement::In(r)) => format!(" (the default of region {})", rname(model, r)),
+                _ => String::new(),
+            };
+            errors.at(
+                bufs[*buffer].pin_span,
+                format!("buffer {} is pinned at offset {offset}, which is not a multiple of its alignment, {align} bytes{source}", bname(model, *buffer)),
+            )
+        }
         PlanError::PinOutOfBounds { buffer, offset, size, capacity } => {
             let b = &model.problem.buffers[*buffer];
             let region = match b.placement {
@@ -115,32 +124,50 @@ fn report(model: &Model, e: &PlanError, errors: &mut Errors) {
             errors.at(
                 bufs[*buffer].pin_span,
                 format!(
-                    "buffer {} pinned at offset {offset} ends at byte {end}, past the end of region {region}: needed {end} bytes, available {capacity}",
-                    bname(model, *buffer)
+                    "buffer {} pinned at offset {offset} ends at byte {end}, past the end of region {region}: needed {end} bytes, available {capacity} (over by {})",
+                    bname(model, *buffer),
+                    end - *capacity as u128
                 ),
             )
         }
-        PlanError::PinOverlap { a, b, bytes, steps } => errors.at(
-            bufs[*b].pin_span,
-            format!(
-                "pinned buffers {} and {} overlap: bytes [{}, {}) are used by both at steps {}..={}",
-                bname(model, *a),
-                bname(model, *b),
-                bytes.0,
-                bytes.1,
-                steps.0,
-                steps.1
-            ),
-        ),
-        PlanError::BufferTooLarge { buffer, region, needed, available } => errors.at(
-            bufs[*buffer].size_span,
-            format!(
-                "buffer {} overflows region {}: needed {needed} bytes, available {available} (over by {})",
-                bname(model, *buffer),
-                rname(model, *region),
-                needed - available
-            ),
-        ),
+        PlanError::PinOverlap { a, b, bytes, steps } => {
+            errors.at(
+                bufs[*b].pin_span,
+                format!(
+                    "pinned buffers {} and {} overlap: bytes {}..{} are used by both at steps {}..={}",
+                    bname(model, *a),
+                    bname(model, *b),
+                    bytes.0,
+                    bytes.1,
+                    steps.0,
+                    steps.1
+                ),
+            );
+            errors.at(bufs[*a].pin_span, format!("note: {} is pinned here", bname(model, *a)));
+        }
+        PlanError::BufferTooLarge { buffer, region, needed, available } => {
+            let larger: Vec<String> = model
+                .problem
+                .regions
+                .iter()
+                .filter(|r| r.capacity >= *needed)
+                .map(|r| format!("`{}` ({} bytes)", r.name, r.capacity))
+                .collect();
+            let hint = if bufs[*buffer].region_named && !larger.is_empty() {
+                format!("; a buffer placed with `in` never moves to another region: {} would fit it", larger.join(", "))
+            } else {
+                String::new()
+            };
+            errors.at(
+                bufs[*buffer].size_span,
+                format!(
+                    "buffer {} overflows region {}: needed {needed} bytes, available {available} (over by {}){hint}",
+                    bname(model, *buffer),
+                    rname(model, *region),
+                    needed - available
+                ),
+            )
+        }
         PlanError::LargerThanEveryRegion { buffer, size } => errors.at(
             bufs[*buffer].size_span,
             format!(
@@ -159,7 +186,7 @@ fn report(model: &Model, e: &PlanError, errors: &mut Errors) {
         ),
         PlanError::SizeOverflow { buffers, region } => {
             let names: Vec<String> = buffers.iter().map(|&i| bname(model, i)).collect();
-            let at = buffers.first().map_or(model.name.span(), |&i| bufs[i].size_span);
+            let at = buffers.first().map_or(model.name.span().into(), |&i| bufs[i].size_span);
             let region = region.map_or(String::new(), |r| format!(" in region {}", rname(model, r)));
             errors.at(at, format!("size arithmetic overflows 64 bits placing {}{region}: the sizes are too large for any address space", names.join(", ")))
         }
@@ -176,38 +203,50 @@ fn report(model: &Model, e: &PlanError, errors: &mut Errors) {
                     .live_at_peak
                     .iter()
                     .take(5)
-                    .map(|&(i, size)| format!("{} ({size} bytes)", bname(model, i)))
+                    .map(|&(i, size)| {
+                        let live = &model.buffers[i].live_text;
+                        if live.is_empty() {
+                            format!("{} ({size} bytes)", bname(model, i))
+                        } else {
+                            format!("{} ({size} bytes, live {live})", bname(model, i))
+                        }
+                    })
                     .collect();
                 let more = o.live_at_peak.len().saturating_sub(5);
                 let more = if more > 0 { format!(" and {more} more") } else { String::new() };
                 msg.push_str(&format!(
-                    "\nnote: the most bytes live at one step is {} at step {step}: {}{more}",
+                    "\nnote: peak: {} bytes live at step {step} (lifetimes are inclusive): {}{more}",
                     o.lower_bound,
                     live.join(", ")
                 ));
             }
             if o.is_fragmentation() {
-                msg.push_str(&format!(
-                    "\nnote: the bytes live at every step fit (lower bound {} <= {}), but the `{}` packing needs more: alignment padding or gaps between buffers (fragmentation)",
-                    o.lower_bound,
-                    o.available,
-                    model.strategy.name()
-                ));
-                if o.proven_optimal {
+                if o.aligned.bytes > o.lower_bound && o.proven_optimal {
+                    let at = o.aligned.step.map_or(String::new(), |s| format!(" at step {s}"));
                     msg.push_str(&format!(
-                        "\nnote: no plan of this region can use fewer than {} bytes with these sizes and alignments: give the region more bytes, or the buffers smaller alignments",
-                        o.needed
+                        "\nnote: alignment padding: every buffer{at} starts on a multiple of {} bytes, so each is rounded up to one: they need at least {} bytes, more than the {} available; give the region {} bytes, or the buffers smaller alignments or sizes that are multiples of it",
+                        o.aligned.align, o.aligned.bytes, o.available, o.needed
                     ));
-                }
-                let stronger = match model.strategy {
-                    _ if o.proven_optimal => None,
-                    Strategy::Greedy | Strategy::BestOf => Some(Strategy::DEFAULT_NODES * 50),
-                    Strategy::Optimal { nodes } => nodes.checked_mul(50),
-                };
-                if let Some(n) = stronger {
+                } else if o.proven_optimal {
                     msg.push_str(&format!(
-                        "\nhelp: a stronger strategy may find a plan that fits: `strategy = optimal(nodes = {n});`"
+                        "\nnote: no layout of these buffers fits in fewer than {} bytes, although at most {} are live at once: give the region {} bytes",
+                        o.needed, o.lower_bound, o.needed
                     ));
+                } else {
+                    msg.push_str(&format!(
+                        "\nnote: at most {} bytes are live at once, which fits, but the `{}` strategy's layout leaves gaps between buffers (fragmentation)",
+                        o.lower_bound,
+                        model.strategy.name()
+                    ));
+                    let stronger = match model.strategy {
+                        Strategy::Greedy | Strategy::BestOf => Some(Strategy::DEFAULT_NODES * 50),
+                        Strategy::Optimal { nodes } => nodes.checked_mul(50),
+                    };
+                    if let Some(n) = stronger {
+                        msg.push_str(&format!(
+                            "\nhelp: a longer search may find a layout that fits: `strategy = optimal(nodes = {n});`"
+                        ));
+                    }
                 }
             }
             errors.at(model.regions[o.region].ident.span(), msg)

@@ -153,9 +153,12 @@ pub struct Overflow {
     pub peak_step: Option<Step>,
     /// Buffers live at the peak step, largest first, with their bytes.
     pub live_at_peak: Vec<(usize, u64)>,
-    /// Whether the strategy proved that no plan of the region needs fewer than `needed`
-    /// bytes (so no strategy can make it fit).
+    /// Whether no plan of the region can use fewer than `needed` bytes (the strategy proved
+    /// it, or `needed` meets the alignment-aware bound), so no strategy can make it fit.
     pub proven_optimal: bool,
+    /// The alignment-aware lower bound ([`crate::instance::aligned_lower_bound`]): more than
+    /// `lower_bound` when alignment padding alone costs bytes.
+    pub aligned: crate::instance::AlignedBound,
 }
 
 impl Overflow {

@@ -105,12 +105,28 @@ fn parse_rows<T: for<'de> Deserialize<'de>>(
             err(line, format!("malformed row: {}", csv_message(&e)))
         })?;
         let line = rec.position().map_or(0, |p| p.line());
-        let row: T = rec
-            .deserialize(Some(&got))
-            .map_err(|e| err(Some(line), format!("malformed row: {}", csv_message(&e))))?;
+        let row: T = rec.deserialize(Some(&got)).map_err(|e| err(Some(line), field_message(&e, &got, &rec)))?;
         rows.push((line, row));
     }
     Ok(rows)
+}
+
+/// "column 4 (`size`): `sixty-four` is not a whole number", for a field that does not
+/// parse.
+fn field_message(e: &csv::Error, header: &csv::StringRecord, rec: &csv::StringRecord) -> String {
+    if let csv::ErrorKind::Deserialize { err, .. } = e.kind()
+        && let Some(f) = err.field()
+    {
+        let f = f as usize;
+        let name = header.get(f).unwrap_or("?");
+        let value = rec.get(f).unwrap_or("");
+        let what = match err.kind() {
+            csv::DeserializeErrorKind::ParseInt(_) => "is not a whole number in range".to_string(),
+            other => format!("cannot be read: {other}"),
+        };
+        return format!("column {} (`{name}`): `{value}` {what}", f + 1);
+    }
+    format!("malformed row: {}", csv_message(e))
 }
 
 fn csv_message(e: &csv::Error) -> String {
@@ -222,7 +238,7 @@ mod tests {
         let text = format!("{HEADER}x,1,0,16,0,1,f,1\ny,1,0,sixteen,0,1,f,1\n");
         let e = parse_executorch(&text, "m.csv").unwrap_err();
         assert_eq!(e.line, Some(3));
-        assert!(e.to_string().starts_with("m.csv:3: malformed row: field 4"), "{e}");
+        assert_eq!(e.to_string(), "m.csv:3: column 4 (`size`): `sixteen` is not a whole number in range");
     }
 
     #[test]

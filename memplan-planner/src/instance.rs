@@ -114,12 +114,13 @@ pub fn lower_bound(instance: &Instance) -> (u64, Option<crate::Step>) {
 /// where [`lower_bound`] says 200.
 ///
 /// Cost: O(n log n + n * L) for the largest live set L. Saturates at `u64::MAX`.
-pub fn aligned_lower_bound(instance: &Instance) -> u64 {
+pub fn aligned_lower_bound(instance: &Instance) -> AlignedBound {
     let items = &instance.items;
     let mut starts: Vec<usize> = (0..items.len()).filter(|&i| items[i].size > 0).collect();
     starts.sort_by_key(|&i| (items[i].lifetime.first, i));
     let mut live: Vec<usize> = Vec::new();
-    let mut best: u128 = 0;
+    let mut best = AlignedBound { bytes: 0, step: None, align: 1 };
+    let mut best_bytes: u128 = 0;
     let mut k = 0;
     while k < starts.len() {
         // All items starting at this step join; items that ended before it leave.
@@ -138,9 +139,23 @@ pub fn aligned_lower_bound(instance: &Instance) -> u64 {
             sum += r;
             waste = waste.max(r - s);
         }
-        best = best.max(sum - waste);
+        if sum - waste > best_bytes {
+            best_bytes = sum - waste;
+            best = AlignedBound { bytes: best_bytes.min(u64::MAX as u128) as u64, step: Some(step), align: g as u64 };
+        }
     }
-    best.min(u64::MAX as u128) as u64
+    best
+}
+
+/// The result of [`aligned_lower_bound`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AlignedBound {
+    /// The bound, in bytes.
+    pub bytes: u64,
+    /// The first step where it is reached (`None` when no bytes are live).
+    pub step: Option<crate::Step>,
+    /// The smallest alignment among the items live there, in bytes.
+    pub align: u64,
 }
 
 /// Indices of the items live at `step`, largest first (ties: lower index first).
@@ -176,12 +191,12 @@ mod tests {
         // BL-02: twenty 10-byte items at alignment 4, all live at step 0: 19 * 12 + 10.
         let inst = Instance { items: (0..20).map(|_| item(10, 4, 0, 0)).collect() };
         assert_eq!(lower_bound(&inst).0, 200);
-        assert_eq!(aligned_lower_bound(&inst), 238);
+        assert_eq!(aligned_lower_bound(&inst), AlignedBound { bytes: 238, step: Some(0), align: 4 });
         // Sizes that are multiples of the alignment: the same as the plain bound.
         let inst = Instance { items: vec![item(16, 16, 0, 1), item(32, 16, 1, 2), item(48, 16, 3, 3)] };
-        assert_eq!(aligned_lower_bound(&inst), lower_bound(&inst).0);
+        assert_eq!(aligned_lower_bound(&inst).bytes, lower_bound(&inst).0);
         // The smallest alignment live decides: 10 (align 1) + 10 (align 4) = 20, not 22.
         let inst = Instance { items: vec![item(10, 1, 0, 0), item(10, 4, 0, 0)] };
-        assert_eq!(aligned_lower_bound(&inst), 20);
+        assert_eq!(aligned_lower_bound(&inst).bytes, 20);
     }
 }

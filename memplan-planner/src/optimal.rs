@@ -166,8 +166,13 @@ struct Search {
     static_parts: Vec<Part>,
     static_items: Vec<u32>,
     part_of: Vec<u32>,
+    /// Lifetime of each local (for telling identical items apart).
+    life: Vec<(u32, u32)>,
     // The preorder in use: rank of each local.
     pre: Vec<u32>,
+    /// The identical item (same lifetime, size and alignment) just before each local in
+    /// the preorder, or `u32::MAX`.
+    twin_prev: Vec<u32>,
     // Dynamic state.
     off: Vec<u64>,
     min_off: Vec<u64>,
@@ -287,7 +292,9 @@ impl Search {
             static_parts,
             static_items,
             part_of,
+            life: sub.items.iter().map(|it| (it.lifetime.first, it.lifetime.last)).collect(),
             pre: (0..m as u32).collect(),
+            twin_prev: vec![u32::MAX; m],
             off: vec![UNPLACED; m],
             min_off: vec![0; m],
             floor: vec![0; s],
@@ -358,6 +365,17 @@ impl Search {
         for (rank, &u) in order.iter().enumerate() {
             self.pre[u] = rank as u32;
         }
+        // Identical items can swap places in any layout: only the first unplaced one of a
+        // group (in preorder) may be placed next.
+        let mut by_key = order.clone();
+        by_key.sort_by_key(|&u| (self.life[u], self.size[u], self.align[u], self.pre[u]));
+        self.twin_prev.iter_mut().for_each(|t| *t = u32::MAX);
+        for w in by_key.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            if (self.life[a], self.size[a], self.align[a]) == (self.life[b], self.size[b], self.align[b]) {
+                self.twin_prev[b] = a as u32;
+            }
+        }
     }
 
     fn reset(&mut self) {
@@ -397,11 +415,11 @@ impl Search {
     /// Places local `b` at its lowest offset, updating the state (undoable to the log's
     /// length before the call).
     ///
-    /// Returns `None` when the placement is pruned: an item it raises no longer fits under
-    /// `cap`, or a section it touches can no longer hold its unplaced bytes (the state is
-    /// then partly updated: undo it). Otherwise returns whether `b` is hatless: no unplaced
-    /// item shares a step with it.
-    fn place(&mut self, b: usize, cap: u64) -> Option<bool> {
+    /// Returns whether `b` is hatless (no unplaced item shares a step with it), as `Ok`
+    /// when the node lives and as `Err` when it is pruned: an item it raises no longer fits
+    /// under `cap`, or a section it touches can no longer hold its unplaced bytes (the state
+    /// is then partly updated: undo it).
+    fn place(&mut self, b: usize, cap: u64) -> Result<bool, bool> {
         let x = self.min_off[b];
         let top = x.saturating_add(self.size[b]);
         self.off[b] = x;
@@ -426,15 +444,22 @@ impl Search {
                 continue;
             }
             hatless = false;
-            if self.min_off[u] < top {
-                self.log.push(Undo::MinOff(u as u32, self.min_off[u]));
+            let old = self.min_off[u];
+            if old < top {
+                self.log.push(Undo::MinOff(u as u32, old));
                 let m = self.lowest(u, top);
                 self.min_off[u] = m;
                 if m.saturating_add(self.size[u]) > cap {
-                    return None;
+                    return Err(false);
                 }
+                // Only sections whose floor was `u`'s old offset can rise.
                 let (ulo, uhi) = self.span[u];
-                self.mark_affected(ulo, uhi);
+                for s in ulo..uhi {
+                    if self.floor[s as usize] == old && self.stamp[s as usize] != self.generation {
+                        self.stamp[s as usize] = self.generation;
+                        self.affected.push(s);
+                    }
+                }
             }
         }
         // Sections whose floor may have risen: those of `b` (it left their unplaced set)
@@ -448,10 +473,10 @@ impl Search {
                 self.floor[s] = f;
             }
             if self.rem[s] > 0 && f.saturating_add(self.rem[s]) > cap {
-                return None;
+                return Err(hatless);
             }
         }
-        Some(hatless)
+        Ok(hatless)
     }
 
     fn undo(&mut self, mark: usize) {
@@ -520,7 +545,11 @@ impl Search {
                     continue;
                 }
                 let m = self.min_off[u];
-                if m <= limit && (m, self.pre[u]) >= (o, pre) {
+                let twin = self.twin_prev[u];
+                if m <= limit
+                    && (m, self.pre[u]) >= (o, pre)
+                    && (twin == u32::MAX || self.off[twin as usize] != UNPLACED)
+                {
                     self.cands.push(u as u32);
                 }
             }
@@ -584,9 +613,12 @@ impl Search {
                         f.mark = self.log.len();
                         let x = self.min_off[b];
                         match self.place(b, cap) {
-                            Some(h) => f.hatless = h,
-                            None => {
+                            Ok(h) => f.hatless = h,
+                            Err(hatless) => {
                                 self.undo(f.mark);
+                                if hatless {
+                                    f.next = f.cands.1;
+                                }
                                 continue;
                             }
                         }

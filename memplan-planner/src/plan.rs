@@ -169,6 +169,7 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
         let (lb, peak) = lower_bound(&instance);
         let cap = problem.regions[r].capacity;
         if out.layout.bytes > cap {
+            let aligned = crate::instance::aligned_lower_bound(&instance);
             let live_at_peak = match peak {
                 Some(s) => crate::instance::live_at(&instance, s)
                     .into_iter()
@@ -183,8 +184,8 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
                 lower_bound: lb,
                 peak_step: peak,
                 live_at_peak,
-                proven_optimal: out.proven_optimal
-                    || out.layout.bytes <= crate::instance::aligned_lower_bound(&instance),
+                proven_optimal: out.proven_optimal || out.layout.bytes <= aligned.bytes,
+                aligned,
             }));
         }
         let mut align = problem.regions[r].align;

@@ -96,10 +96,21 @@ pub const fn array_fits<T>(count: u64, bytes: u64) -> bool {
     (core::mem::size_of::<T>() as u128) * (count as u128) <= bytes as u128
 }
 
-/// Compiles only when `T` is plain data: every bit pattern valid, no padding
-/// (`bytemuck::Pod`). Planned bytes are reused across buffers, so an element type must be
-/// valid whatever bytes the previous buffer left there.
-pub const fn assert_plain_data<T: bytemuck::Pod>() {}
+/// Plain data: every bit pattern is a valid value and there is no padding. Implemented for
+/// every `bytemuck::Pod` type; it exists to give the build error memplan's own words.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not plain data, so it cannot be the element type of a planned buffer",
+    label = "not plain data",
+    note = "planned bytes are reused across buffers, so every bit pattern must be a valid `{Self}`, with no padding bytes",
+    note = "use a `#[repr(C)]` type without padding that derives `bytemuck::Pod` and `bytemuck::Zeroable`, or integers (`u8` for `bool`)"
+)]
+pub trait PlainData {}
+
+impl<T: bytemuck::Pod> PlainData for T {}
+
+/// Compiles only when `T` is plain data ([`PlainData`]). Planned bytes are reused across
+/// buffers, so an element type must be valid whatever bytes the previous buffer left there.
+pub const fn assert_plain_data<T: PlainData>() {}
 
 #[cfg(test)]
 mod tests {

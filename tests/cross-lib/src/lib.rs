@@ -6,7 +6,9 @@
 
 #![no_std]
 
-use memplan_runtime::{Error, MemoryManager, memory_plan};
+use core::ptr::NonNull;
+
+use memplan_runtime::{Error, HierarchicalAllocator, MemoryManager, memory_plan};
 
 memory_plan! {
     /// A keyword spotter's activations, and a transformer encoder's from an ExecuTorch plan.
@@ -27,6 +29,21 @@ memory_plan! {
 
         buffers in psram from "../../../examples/data/executorch/transformer_encoder_constprop_greedy.csv";
     }
+}
+
+/// Typed access to `logits` (for reading the generated code: `--emit asm`).
+#[inline(never)]
+pub fn typed_logits(planned: &HierarchicalAllocator<'_, kws::Plan>) -> NonNull<f32> {
+    planned.buffer::<kws::Logits>()
+}
+
+/// The same address by raw pointer arithmetic: region base + constant offset, unchecked.
+#[inline(never)]
+pub fn raw_logits(planned: &HierarchicalAllocator<'_, kws::Plan>) -> NonNull<f32> {
+    // SAFETY: memory id 1 (`dtcm`) exists in this plan.
+    let span = unsafe { planned.spans().get_unchecked(1) };
+    // SAFETY: `logits` lies at offset 256 of `dtcm`.
+    unsafe { span.as_ptr().add(256).cast() }
 }
 
 /// The plan's manager, once.
@@ -118,6 +135,7 @@ mod tests {
         assert_eq!(dtcm % 32, 0);
         assert_eq!(planned.buffer::<kws::Logits>().as_ptr().addr(), dtcm + 256);
         assert_eq!(<kws::Logits as PlannedBuffer>::OFFSET, 256);
+        assert_eq!(typed_logits(planned), raw_logits(planned));
         assert_eq!(
             <kws::Relu1 as PlannedBuffer>::OFFSET,
             <kws::Conv1 as PlannedBuffer>::OFFSET

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# memory_plan! checks that need a target of their own: a plan over 4 GiB type-checks for a
+# 64-bit target and fails for a 32-bit one, with memplan's message.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rustup target add thumbv7em-none-eabihf >/dev/null
+crate=tests/target-address-space
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/address-space"
+
+echo "-- 5 GiB plan, 64-bit host target: must check"
+cargo check --manifest-path "$crate/Cargo.toml" -q
+
+echo "-- 5 GiB plan, thumbv7em (32-bit): must fail with memplan's message"
+if out=$(cargo check --manifest-path "$crate/Cargo.toml" --target thumbv7em-none-eabihf -q 2>&1); then
+  echo "FAIL: a 5 GiB plan built for a 32-bit target"; exit 1
+fi
+if ! grep -q "memplan: the plan needs more bytes than the target's address space" <<<"$out"; then
+  echo "FAIL: the 32-bit build failed without memplan's message:"; echo "$out"; exit 1
+fi
+echo "ok: the 32-bit build fails with: memplan: the plan needs more bytes than the target's address space"

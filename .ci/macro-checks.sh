@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rustup target add thumbv7em-none-eabihf >/dev/null
 crate=tests/target-address-space
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/address-space"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 
 echo "-- 5 GiB plan, 64-bit host target: must check"
 cargo check --manifest-path "$crate/Cargo.toml" -q

@@ -61,11 +61,15 @@ pub struct MemoryAllocator<'a> {
     end: NonNull<u8>,
     /// Length of the buffer in bytes.
     size: usize,
-    /// The cursor: the first free byte, `base <= next <= end`, same provenance as `base`.
-    /// A pointer rather than an offset so that the hot path is align-up, add, compare
-    /// (the offset form needs one more add on the loop-carried chain), and a pointer rather
-    /// than an address so that it can be set up in a `const` context.
-    next: Cell<NonNull<u8>>,
+    /// The cursor, kept as the last byte in use: `next - 1`, where `next` is the first free
+    /// byte (`base - 1` when nothing is allocated), with `base`'s provenance; never
+    /// dereferenced. `base - 1 <= last < end`.
+    ///
+    /// Why `next - 1`: the next aligned start is `(last | mask) + 1`, so a request's new
+    /// `last` is `(last | mask) + size`, two operations on the loop-carried chain (as
+    /// bumpalo's downward bump), where `next` needs three (add, and, add). A pointer, not an
+    /// address, so that it can be set up in a `const` context.
+    last: Cell<*mut u8>,
     /// Highest [`used`](Self::used) seen before the last [`reset`](Self::reset); the
     /// high-water mark is `max(peak, used)` because `used` only grows between resets.
     peak: Cell<usize>,
@@ -132,7 +136,7 @@ impl<'a> MemoryAllocator<'a> {
             // `base + size` is in bounds or one past the end.
             end: unsafe { base.add(size) },
             size,
-            next: Cell::new(base),
+            last: Cell::new(base.as_ptr().wrapping_sub(1)),
             peak: Cell::new(0),
             _buffer: PhantomData,
         }
@@ -167,39 +171,34 @@ impl<'a> MemoryAllocator<'a> {
         if size == 0 {
             return self.allocate_zero_size(align);
         }
-        let next = self.next.get().as_ptr().addr();
+        let last = self.last.get();
         let mask = align - 1;
-        // Round the cursor's address up to a multiple of `align`, then add the size. Both
-        // sums are checked; the address, not the offset, is aligned (BL-12).
-        let Some(start) = next.checked_add(mask).map(|a| a & !mask) else {
+        // `above + 1` is the cursor rounded up to a multiple of `align`: the address, not
+        // the offset, is aligned (BL-12).
+        let above = last.addr() | mask;
+        let Some(new_last) = above.checked_add(size) else {
             return Err(self.failure(size, align));
         };
-        let Some(end) = start.checked_add(size) else {
-            return Err(self.failure(size, align));
-        };
-        if end > self.end.as_ptr().addr() {
+        if new_last >= self.end.as_ptr().addr() {
             return Err(self.failure(size, align));
         }
-        let base = self.base.as_ptr();
-        // `base <= next <= start <= end <= self.end`: both addresses lie in the buffer or
-        // one past its end, and `with_addr` keeps `base`'s provenance.
-        // SAFETY: not null, because `base` is not and `end` is not below it.
-        self.next
-            .set(unsafe { NonNull::new_unchecked(base.with_addr(end)) });
-        // SAFETY: not null, because `base` is not and `start` is not below it.
-        Ok(unsafe { NonNull::new_unchecked(base.with_addr(start)) })
+        // `base <= above + 1 <= new_last < end` (`size >= 1`, and the sum did not
+        // overflow): the new cursor and the start lie in the buffer, and `with_addr` keeps
+        // `base`'s provenance.
+        self.last.set(last.with_addr(new_last));
+        // SAFETY: `above + 1 >= base`, which is not null.
+        Ok(unsafe { NonNull::new_unchecked(last.with_addr(above + 1)) })
     }
 
     /// A zero-size request: an aligned address in the buffer or one past its end; the
     /// cursor does not move, padding included (BL-05).
     #[cold]
     fn allocate_zero_size(&self, align: usize) -> Result<NonNull<u8>, Error> {
-        let next = self.next.get().as_ptr().addr();
-        let mask = align - 1;
-        match next.checked_add(mask).map(|a| a & !mask) {
+        let above = self.last.get().addr() | (align - 1);
+        match above.checked_add(1) {
             Some(start) if start <= self.end.as_ptr().addr() => {
-                // SAFETY: `base <= next <= start <= end`: in bounds or one past the end,
-                // with `base`'s provenance, not null.
+                // SAFETY: `base <= start <= end`: in bounds or one past the end, with
+                // `base`'s provenance, not null.
                 Ok(unsafe { NonNull::new_unchecked(self.base.as_ptr().with_addr(start)) })
             }
             _ => Err(self.failure(0, align)),
@@ -274,7 +273,7 @@ impl<'a> MemoryAllocator<'a> {
     #[inline]
     pub fn reset(&mut self) {
         self.peak.set(self.high_water());
-        self.next.set(self.base);
+        self.last.set(self.base.as_ptr().wrapping_sub(1));
     }
 
     /// Runs `f` with this allocator reset before and after: nothing `f` allocates can
@@ -312,13 +311,13 @@ impl<'a> MemoryAllocator<'a> {
     /// Bytes consumed since the last reset, alignment padding included.
     #[inline]
     pub fn used(&self) -> usize {
-        self.next.get().as_ptr().addr() - self.base.as_ptr().addr()
+        self.next_addr() - self.base.as_ptr().addr()
     }
 
     /// Bytes still free after the cursor: `size() - used()`.
     #[inline]
     pub fn free(&self) -> usize {
-        self.end.as_ptr().addr() - self.next.get().as_ptr().addr()
+        self.end.as_ptr().addr() - self.next_addr()
     }
 
     /// The most bytes ever consumed between two resets, padding included: size a pool from
@@ -329,6 +328,12 @@ impl<'a> MemoryAllocator<'a> {
         let used = self.used();
         let peak = self.peak.get();
         if used > peak { used } else { peak }
+    }
+
+    /// Address of the first free byte (`last + 1`; cannot overflow since `last < end`).
+    #[inline]
+    fn next_addr(&self) -> usize {
+        self.last.get().addr() + 1
     }
 
     /// Offset of `ptr` from the base if `ptr` lies in the buffer (one-past-end included).
@@ -343,8 +348,9 @@ impl<'a> MemoryAllocator<'a> {
     pub(crate) fn set_used(&self, used: usize) {
         assert!(used <= self.size);
         self.peak.set(self.high_water());
-        // SAFETY: `used <= size`, so `base + used` is in the buffer or one past its end.
-        self.next.set(unsafe { self.base.add(used) });
+        // `used <= size`: the cursor stays in the buffer or one past its end.
+        self.last
+            .set(self.base.as_ptr().wrapping_add(used).wrapping_sub(1));
     }
 
     /// The error for a request of `requested` bytes at `align` (a power of two) that did
@@ -354,7 +360,7 @@ impl<'a> MemoryAllocator<'a> {
     #[cold]
     #[inline(never)]
     fn failure(&self, requested: usize, align: usize) -> Error {
-        let padding = self.next.get().as_ptr().addr().wrapping_neg() & (align - 1);
+        let padding = self.next_addr().wrapping_neg() & (align - 1);
         match padding.checked_add(requested) {
             Some(needed) => Error::OutOfMemory {
                 requested,

@@ -148,20 +148,6 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
         }
     }
 
-    let unknown_region = |errors: &mut Errors, id: &Ident, region_by_name: &HashMap<String, usize>| {
-        let mut known: Vec<&String> = region_by_name.keys().collect();
-        known.sort_by_key(|k| region_by_name[*k]);
-        let list = if known.is_empty() {
-            "none is declared".to_string()
-        } else {
-            known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
-        };
-        let wanted = id.to_string();
-        let close = known.iter().find(|k| edit_distance(k, &wanted) <= 2);
-        let hint = close.map_or(String::new(), |k| format!(" (did you mean `{k}`?)"));
-        errors.at(id.span(), format!("unknown region `{id}`{hint}; the regions are: {list}"));
-    };
-
     let mut buffer_by_name: HashMap<String, usize> = HashMap::new();
     // In-place sources to resolve once every buffer is known: (buffer, source ident).
     let mut in_place: Vec<(usize, Ident)> = Vec::new();
@@ -236,16 +222,7 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                     buffer_by_name.insert(name.clone(), index);
                     claim(errors, &tname, b.name.span(), format!("buffer `{name}`"))
                 };
-                let placement = match &b.region {
-                    None => Placement::Anywhere,
-                    Some(id) => match region_by_name.get(&id.to_string()) {
-                        Some(&r) => Placement::In(r),
-                        None => {
-                            unknown_region(errors, id, &region_by_name);
-                            Placement::Anywhere
-                        }
-                    },
-                };
+                let placement = placement_of(b.region.as_ref(), &region_by_name, errors);
                 let mut align = b.align.map(|(a, span)| check_align(a, span, errors));
                 let (size, size_span, elem) = match &b.size {
                     Some(s) => {
@@ -343,16 +320,7 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                 });
             }
             Stmt::Buffers(f) => {
-                let placement = match &f.region {
-                    None => Placement::Anywhere,
-                    Some(id) => match region_by_name.get(&id.to_string()) {
-                        Some(&r) => Placement::In(r),
-                        None => {
-                            unknown_region(errors, id, &region_by_name);
-                            Placement::Anywhere
-                        }
-                    },
-                };
+                let placement = placement_of(f.region.as_ref(), &region_by_name, errors);
                 let Some(path) = resolve_file(&f.path, f.out_dir, base_dir, errors) else { continue };
                 let shown = f.path.value();
                 let text = match std::fs::read_to_string(&path) {
@@ -452,6 +420,27 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
         problem,
         files,
     }
+}
+
+/// Where `in REGION` puts a buffer: the region, or, without `in`, anywhere. An unknown
+/// name is reported (with the closest known one) and the buffer placed anywhere.
+fn placement_of(region: Option<&Ident>, region_by_name: &HashMap<String, usize>, errors: &mut Errors) -> Placement {
+    let Some(id) = region else { return Placement::Anywhere };
+    if let Some(&r) = region_by_name.get(&id.to_string()) {
+        return Placement::In(r);
+    }
+    let mut known: Vec<&String> = region_by_name.keys().collect();
+    known.sort_by_key(|k| region_by_name[*k]);
+    let list = if known.is_empty() {
+        "none is declared".to_string()
+    } else {
+        known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+    };
+    let wanted = id.to_string();
+    let close = known.iter().find(|k| edit_distance(k, &wanted) <= 2);
+    let hint = close.map_or(String::new(), |k| format!(" (did you mean `{k}`?)"));
+    errors.at(id.span(), format!("unknown region `{id}`{hint}; the regions are: {list}"));
+    Placement::Anywhere
 }
 
 /// The runtime's `RegionKind` variant for `kind NAME`.

@@ -56,6 +56,9 @@
 //! tried in order of offset, then preorder (a total order ending on the item index), and
 //! no decision looks at the clock.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
 use crate::best_of::{Timeline, best_of_with};
 use crate::greedy::Conflicts;
 use crate::instance::{Instance, Layout, SizeOverflow, align_up, lower_bound};
@@ -77,7 +80,7 @@ pub struct OptimalOutcome {
 /// `T` = the most bytes live in a section of the item's lifetime (largest first), `W` =
 /// lifetime length in steps (longest first), `A` = size times length (largest first). Each
 /// ends its tie-break on the item index.
-pub const PREORDERS: [&str; 3] = ["TWA", "WAT", "TAW"];
+pub const PREORDERS: [&str; 3] = ["TWA", "TAW", "ATW"];
 
 /// A decision search's result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,6 +94,42 @@ enum Status {
 }
 
 const UNPLACED: u64 = u64::MAX;
+
+/// The most failed states remembered per decision search.
+const MAX_FAILED: usize = 1 << 20;
+
+/// One item at one offset, as a 128-bit Zobrist key: a node's state key is the XOR over
+/// its part's unplaced items. Two states that differ get equal keys with a chance of
+/// about 2^-128 per pair.
+fn zobrist(u: usize, offset: u64) -> u128 {
+    fn mix(mut z: u64) -> u64 {
+        // SplitMix64's finaliser.
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    let a = mix((u as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ mix(offset));
+    let b = mix(a ^ 0xD1B5_4A32_D192_ED03 ^ offset.rotate_left(17));
+    (u128::from(a) << 64) | u128::from(b)
+}
+
+/// A hasher for keys that are already uniformly random: it keeps 64 of their bits.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u128(&mut self, v: u128) {
+        self.0 = v as u64;
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 enum Undo {
@@ -121,14 +160,16 @@ struct SearchFrame {
     mark: usize,
     /// The item placed last has no unplaced item it shares a step with.
     hatless: bool,
+    /// The node's state key (see [`Search::candidates`]).
+    key: u128,
 }
 
+/// Independent parts of a node, solved one after the other; each starts a canonical order
+/// of its own.
 #[derive(Clone, Copy, Debug)]
 struct SplitFrame {
     parts: (usize, usize),
     next: usize,
-    o: u64,
-    pre: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -183,6 +224,10 @@ struct Search {
     stamp: Vec<u32>,
     generation: u32,
     affected: Vec<u32>,
+    /// Nodes proven to fail: state key -> the lowest `(o, pre)` it failed at.
+    failed: HashMap<u128, (u64, u32), BuildHasherDefault<KeyHasher>>,
+    /// The key computed by the last call of [`Search::candidates`].
+    last_key: u128,
     frames: Vec<Frame>,
     parts: Vec<Part>,
     part_items: Vec<u32>,
@@ -304,6 +349,8 @@ impl Search {
             stamp: vec![0; s],
             generation: 0,
             affected: Vec::new(),
+            failed: HashMap::default(),
+            last_key: 0,
             frames: Vec::new(),
             parts: Vec::new(),
             part_items: Vec::new(),
@@ -517,12 +564,14 @@ impl Search {
         let mut min_height = u64::MAX;
         let mut any = false;
         let mut dead = false;
+        let mut key = 0u128;
         for k in part.items.0..part.items.1 {
             let u = self.part_items[k] as usize;
             if self.off[u] != UNPLACED {
                 continue;
             }
             any = true;
+            key ^= zobrist(u, self.min_off[u]);
             let h = self.min_off[u].saturating_add(self.size[u]);
             if h > cap {
                 dead = true;
@@ -532,6 +581,14 @@ impl Search {
         }
         if !any {
             return None;
+        }
+        self.last_key = key;
+        if !dead {
+            if let Some(&at) = self.failed.get(&key) {
+                // The same unplaced items at the same lowest offsets failed before with
+                // at most these candidates.
+                dead = at <= (o, pre);
+            }
         }
         // Every later item goes at or above the next one's offset `x`, so each section
         // needs `x` plus its unplaced bytes to fit: `x <= cap - (most bytes unplaced in a
@@ -575,7 +632,7 @@ impl Search {
             return Status::Found;
         };
         let mark = self.log.len();
-        self.frames.push(Frame::Search(SearchFrame { part: 0, o: 0, pre: 0, cands, next: cands.0, mark, hatless: false }));
+        self.frames.push(Frame::Search(SearchFrame { part: 0, o: 0, pre: 0, cands, next: cands.0, mark, hatless: false, key: self.last_key }));
         let mut ret: Option<Status> = None;
         while let Some(&frame) = self.frames.last() {
             let top = self.frames.len() - 1;
@@ -622,7 +679,6 @@ impl Search {
                                 continue;
                             }
                         }
-                        ENTERED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         match self.child(&part, f.part, b, x, cap) {
                             Some(c) => {
                                 child = Some(c);
@@ -649,6 +705,7 @@ impl Search {
                         None => {
                             self.cands.truncate(f.cands.0);
                             self.frames.pop();
+                            self.remember_failure(f.key, (f.o, f.pre));
                             ret = Some(Status::Infeasible);
                         }
                     }
@@ -685,6 +742,7 @@ impl Search {
                                 next: cands.0,
                                 mark,
                                 hatless: false,
+                                key: self.last_key,
                             }));
                         }
                     }
@@ -692,6 +750,15 @@ impl Search {
             }
         }
         ret.unwrap_or(Status::Infeasible)
+    }
+
+    /// Records that the node with state `key` fails from `at` on.
+    fn remember_failure(&mut self, key: u128, at: (u64, u32)) {
+        if let Some(v) = self.failed.get_mut(&key) {
+            *v = (*v).min(at);
+        } else if self.failed.len() < MAX_FAILED {
+            self.failed.insert(key, at);
+        }
     }
 
     fn pop_split(&mut self, sp: &SplitFrame) {
@@ -740,8 +807,7 @@ impl Search {
                 return None;
             }
             if count >= 2 {
-                SPLITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                return Some(Frame::Split(SplitFrame { parts: (first_part, self.parts.len()), next: first_part, o: x, pre }));
+                return Some(Frame::Split(SplitFrame { parts: (first_part, self.parts.len()), next: first_part }));
             }
             // One side only: go on with the part as it is.
             let first = self.parts[first_part].items.0;
@@ -750,7 +816,7 @@ impl Search {
         }
         let cands = self.candidates(part, x, pre, cap)?;
         let mark = self.log.len();
-        Some(Frame::Search(SearchFrame { part: pi, o: x, pre, cands, next: cands.0, mark, hatless: false }))
+        Some(Frame::Search(SearchFrame { part: pi, o: x, pre, cands, next: cands.0, mark, hatless: false, key: self.last_key }))
     }
 
     /// The decision: is there a layout of every part within `cap` bytes, given the current
@@ -759,6 +825,7 @@ impl Search {
     fn decide(&mut self, cap: u64, heights: &[u64], nodes: u64) -> (Status, Vec<bool>) {
         self.nodes_left = nodes;
         self.reset();
+        self.failed.clear();
         let mut searched = vec![false; self.static_parts.len()];
         for p in 0..self.static_parts.len() {
             if heights[p] <= cap {
@@ -864,23 +931,3 @@ fn part_heights(search: &Search, layout: &Layout) -> Vec<u64> {
     }
     h
 }
-
-/// Experiment hook (temporary).
-#[doc(hidden)]
-pub fn __decide(instance: &Instance, cap: u64, nodes: u64, preorder: Option<&str>) -> (bool, bool, u64) {
-    let conflicts = Conflicts::new(instance);
-    let start = best_of_with(instance, &conflicts).unwrap().layout;
-    let mut search = Search::new(instance, &conflicts);
-    let _ = start;
-    let heights = vec![u64::MAX; search.static_parts.len()];
-    let (status, _) = match preorder {
-        Some(p) => {
-            search.set_preorder(p);
-            search.decide(cap, &heights, nodes)
-        }
-        None => search.decide_round_robin(cap, &heights, nodes),
-    };
-    (status == Status::Found, status == Status::Infeasible, search.nodes_used)
-}
-pub static SPLITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-pub static ENTERED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);

@@ -33,7 +33,11 @@ fn sequence() -> Vec<Layout> {
     (0..SEQUENCE)
         .map(|_| {
             let r = next();
-            let size = if r % 4 == 0 { 1 + (r >> 2) % MAX_SIZE } else { 1 + (r >> 2) % 32 };
+            let size = if r % 4 == 0 {
+                1 + (r >> 2) % MAX_SIZE
+            } else {
+                1 + (r >> 2) % 32
+            };
             let align = 1 << ((r >> 12) % 5);
             Layout::from_size_align(size, align).unwrap()
         })

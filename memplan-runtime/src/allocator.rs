@@ -49,7 +49,7 @@ use crate::Error;
 /// ```compile_fail,E0277
 /// fn shared<T: Sync>(_: &T) {}
 /// let mut buf = [core::mem::MaybeUninit::<u8>::uninit(); 64];
-/// shared(&memplan_runtime::MemoryAllocator::new(&mut buf)); // error: `Cell<usize>` is not `Sync`
+/// shared(&memplan_runtime::MemoryAllocator::new(&mut buf)); // error: the cursor `Cell` is not `Sync`
 /// ```
 ///
 /// Values placed in the buffer are never dropped; `reset` forgets them.
@@ -76,11 +76,12 @@ pub struct MemoryAllocator<'a> {
     _buffer: PhantomData<&'a mut [MaybeUninit<u8>]>,
 }
 
-// SAFETY: the allocator owns exclusive access to its buffer for `'a` (like the
-// `&'a mut [MaybeUninit<u8>]` it is made from, which is `Send`) and its cursor cells are
-// `Send`. Every reference it hands out borrows `&self`, so none is alive when the allocator
-// is moved to another thread; raw pointers from `allocate` carry no such promise and their
-// use across threads is the caller's `unsafe` business, as for any raw pointer.
+// SAFETY: the allocator owns exclusive access to its buffer for `'a`, like the
+// `&'a mut [MaybeUninit<u8>]` it is made from, which is `Send`; its raw pointers (base, end,
+// cursor) point into that buffer and move with it. Every reference it hands out borrows
+// `&self`, so none is alive when the allocator moves to another thread; raw pointers from
+// `allocate` carry no such promise, and their use across threads is the caller's `unsafe`
+// business, as for any raw pointer.
 unsafe impl Send for MemoryAllocator<'_> {}
 
 static_assertions::assert_impl_all!(MemoryAllocator<'static>: Send);
@@ -119,6 +120,16 @@ impl<'a> MemoryAllocator<'a> {
         // SAFETY: exclusively borrowed for `'a`; the initialization condition is passed on
         // to our caller.
         unsafe { Self::from_raw_parts(base, size) }
+    }
+
+    /// A bump allocator over an initialized byte buffer that is never handed back: safe,
+    /// because no one can read the bytes as `u8` after the allocator (compare
+    /// [`from_bytes`](Self::from_bytes)). For buffers from `static_cell`, `Box::leak` or a
+    /// `TakeOnce`.
+    pub const fn from_static_bytes(buffer: &'static mut [u8]) -> MemoryAllocator<'static> {
+        // SAFETY: the exclusive `'static` borrow is moved into the allocator and never
+        // returned, so `buffer` is never read as `u8` afterwards.
+        unsafe { MemoryAllocator::from_bytes(buffer) }
     }
 
     /// A bump allocator over `size` bytes at `base` (memory from a linker section, a
@@ -530,6 +541,19 @@ mod tests {
             })
         );
         assert!(pool.allocate(0, 1).is_ok());
+    }
+
+    #[test]
+    fn from_static_bytes_is_safe_and_sized_exactly() {
+        static BUF: crate::TakeOnce<[u8; 24]> = crate::TakeOnce::new([0; 24]);
+        let bytes: &'static mut [u8] = BUF.take().unwrap();
+        let base = bytes.as_ptr().addr();
+        let pool = MemoryAllocator::from_static_bytes(bytes);
+        assert_eq!(pool.size(), 24);
+        assert_eq!(pool.base_address().as_ptr().addr(), base);
+        let x = pool.allocate_value(3u16).unwrap();
+        assert_eq!(*x, 3);
+        assert_eq!(pool.free(), 24 - pool.used());
     }
 
     #[test]

@@ -85,7 +85,9 @@ fn pattern(seed: u64, i: usize) -> u8 {
 
 /// FNV-1a of the name: the buffer's pattern seed.
 fn seed(name: &str) -> u64 {
-    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// Walks the steps, filling and checking buffers through `planned`. Returns whether every
@@ -136,16 +138,34 @@ fn prove<P: Plan>(planned: &HierarchicalAllocator<'_, P>, buffers: &[BufferInfo]
 fn lower_bound(rows: &[(u64, u64, u64)]) -> u64 {
     let steps = rows.iter().map(|r| r.2).max().unwrap_or(0);
     (0..=steps)
-        .map(|t| rows.iter().filter(|r| r.1 <= t && t <= r.2).map(|r| r.0).sum::<u64>())
+        .map(|t| {
+            rows.iter()
+                .filter(|r| r.1 <= t && t <= r.2)
+                .map(|r| r.0)
+                .sum::<u64>()
+        })
         .max()
         .unwrap_or(0)
 }
 
 fn run<P: Plan>(model: &Model, planned: &HierarchicalAllocator<'_, P>) -> Outcome {
     let rows = parse_executorch(model.csv, model.name).expect("the plan file is well formed");
-    let executorch = rows.iter().map(|(_, r)| r.offset + r.size).max().unwrap_or(0);
-    let spans: Vec<(u64, u64, u64)> = rows.iter().map(|(_, r)| (r.size, r.first as u64, r.last as u64)).collect();
-    let memplan = model.buffers.iter().filter(|b| b.size > 0).map(|b| b.offset + b.size).max().unwrap_or(0);
+    let executorch = rows
+        .iter()
+        .map(|(_, r)| r.offset + r.size)
+        .max()
+        .unwrap_or(0);
+    let spans: Vec<(u64, u64, u64)> = rows
+        .iter()
+        .map(|(_, r)| (r.size, r.first as u64, r.last as u64))
+        .collect();
+    let memplan = model
+        .buffers
+        .iter()
+        .filter(|b| b.size > 0)
+        .map(|b| b.offset + b.size)
+        .max()
+        .unwrap_or(0);
     Outcome {
         buffers: model.buffers.len(),
         memplan,
@@ -175,7 +195,10 @@ fn main() {
         model!(resnet18, "resnet18_greedy.csv"),
         model!(resnet18_constprop, "resnet18_constprop_greedy.csv"),
         model!(transformer_encoder, "transformer_encoder_greedy.csv"),
-        model!(transformer_encoder_constprop, "transformer_encoder_constprop_greedy.csv"),
+        model!(
+            transformer_encoder_constprop,
+            "transformer_encoder_constprop_greedy.csv"
+        ),
     ];
     println!();
     println!(
@@ -239,7 +262,10 @@ mod tests {
     #[test]
     fn the_walk_catches_two_live_buffers_sharing_a_byte() {
         // b starts at step 1, while a is still live, and overlaps a's last byte.
-        let table = [BufferInfo::new("a", 0, 0, 32, 0, 2), BufferInfo::new("b", 0, 31, 8, 1, 3)];
+        let table = [
+            BufferInfo::new("a", 0, 0, 32, 0, 2),
+            BufferInfo::new("b", 0, 31, 8, 1, 3),
+        ];
         assert!(!check(&table));
     }
 

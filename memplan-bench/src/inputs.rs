@@ -20,7 +20,10 @@ pub enum Format {
 pub fn detect(header_line: &str) -> Option<Format> {
     let cols: Vec<&str> = header_line.trim().split(',').map(str::trim).collect();
     let has = |c: &str| cols.contains(&c);
-    if ["name", "mem_id", "offset", "size", "first", "last"].iter().all(|c| has(c)) {
+    if ["name", "mem_id", "offset", "size", "first", "last"]
+        .iter()
+        .all(|c| has(c))
+    {
         Some(Format::Executorch)
     } else if ["id", "lower", "upper", "size"].iter().all(|c| has(c)) {
         Some(Format::Minimalloc)
@@ -55,27 +58,56 @@ pub const ROOM: u64 = u64::MAX / 4;
 /// The file cannot be read, or a row is malformed (file and line named).
 pub fn read(path: &Path, label: String) -> Result<Option<Input>, FileError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| FileError { file: file.clone(), line: None, message: format!("cannot read: {e}") })?;
-    let Some(format) = detect(text.lines().next().unwrap_or("")) else { return Ok(None) };
-    let stem = path.file_name().map_or_else(String::new, |f| f.to_string_lossy().to_string());
+    let text = std::fs::read_to_string(path).map_err(|e| FileError {
+        file: file.clone(),
+        line: None,
+        message: format!("cannot read: {e}"),
+    })?;
+    let Some(format) = detect(text.lines().next().unwrap_or("")) else {
+        return Ok(None);
+    };
+    let stem = path
+        .file_name()
+        .map_or_else(String::new, |f| f.to_string_lossy().to_string());
     let stem = stem.strip_suffix(".csv").unwrap_or(&stem).to_string();
     let (buffers, align, executorch_bytes) = match format {
         Format::Executorch => {
             let rows = parse_executorch(&text, &file)?;
-            let bytes = rows.iter().map(|(_, r)| r.offset.saturating_add(r.size)).max().unwrap_or(0);
-            let buffers = rows.into_iter().map(|(_, r)| Buffer::new(r.name, r.size, 0, r.first, r.last)).collect();
+            let bytes = rows
+                .iter()
+                .map(|(_, r)| r.offset.saturating_add(r.size))
+                .max()
+                .unwrap_or(0);
+            let buffers = rows
+                .into_iter()
+                .map(|(_, r)| Buffer::new(r.name, r.size, 0, r.first, r.last))
+                .collect();
             (buffers, 16, Some(bytes))
         }
         Format::Minimalloc => {
             let rows = parse_minimalloc(&text, &file)?;
-            let buffers =
-                rows.into_iter().map(|(_, r)| Buffer::new(r.id, r.size, 0, r.lower, r.upper - 1)).collect();
+            let buffers = rows
+                .into_iter()
+                .map(|(_, r)| Buffer::new(r.id, r.size, 0, r.lower, r.upper - 1))
+                .collect();
             (buffers, 1, None)
         }
     };
-    let problem = Problem { regions: vec![Region { name: "arena".into(), capacity: ROOM, align }], buffers };
-    Ok(Some(Input { label, stem, format, problem, executorch_bytes }))
+    let problem = Problem {
+        regions: vec![Region {
+            name: "arena".into(),
+            capacity: ROOM,
+            align,
+        }],
+        buffers,
+    };
+    Ok(Some(Input {
+        label,
+        stem,
+        format,
+        problem,
+        executorch_bytes,
+    }))
 }
 
 /// Every `*.csv` file under `dir` (recursively), sorted by path; `dir` itself may be a file.
@@ -110,7 +142,10 @@ mod tests {
 
     #[test]
     fn headers_are_told_apart() {
-        assert_eq!(detect("name,mem_id,offset,size,first,last,dtype,shape"), Some(Format::Executorch));
+        assert_eq!(
+            detect("name,mem_id,offset,size,first,last,dtype,shape"),
+            Some(Format::Executorch)
+        );
         assert_eq!(detect("id,lower,upper,size\r"), Some(Format::Minimalloc));
         assert_eq!(detect("name,offset,size,first,last"), None);
         assert_eq!(detect(""), None);

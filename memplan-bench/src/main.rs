@@ -23,7 +23,11 @@ use memplan_bench::synth::{self, Shape};
 use memplan_planner::{Plan, Strategy, plan, validate};
 
 #[derive(Parser, Debug)]
-#[command(name = "memplan-bench", about = "Benchmarks memplan's planning strategies", version)]
+#[command(
+    name = "memplan-bench",
+    about = "Benchmarks memplan's planning strategies",
+    version
+)]
 struct Cli {
     /// Folders (or files) to read plan CSVs from, recursively.
     dirs: Vec<PathBuf>,
@@ -58,7 +62,9 @@ fn strategies(cli: &Cli) -> Result<Vec<Strategy>, String> {
             "greedy" => Ok(Strategy::Greedy),
             "best_of" => Ok(Strategy::BestOf),
             "optimal" => Ok(Strategy::Optimal { nodes: cli.nodes }),
-            other => Err(format!("unknown strategy `{other}` (expected greedy, best_of or optimal)")),
+            other => Err(format!(
+                "unknown strategy `{other}` (expected greedy, best_of or optimal)"
+            )),
         })
         .collect()
 }
@@ -67,7 +73,11 @@ fn strategies(cli: &Cli) -> Result<Vec<Strategy>, String> {
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
 }
 
 /// Plans `input` with `strategy` `runs` times; the plan, and the times in ms.
@@ -76,12 +86,17 @@ fn time_plan(input: &Input, strategy: Strategy, runs: usize) -> Result<(Plan, Ve
     let mut first: Option<Plan> = None;
     for _ in 0..runs.max(1) {
         let t = Instant::now();
-        let p = plan(&input.problem, strategy).map_err(|e| format!("{}: {}: {e:?}", input.label, strategy.name()))?;
+        let p = plan(&input.problem, strategy)
+            .map_err(|e| format!("{}: {}: {e:?}", input.label, strategy.name()))?;
         times.push(t.elapsed().as_secs_f64() * 1e3);
         match &first {
             None => first = Some(p),
             Some(f) if *f != p => {
-                return Err(format!("{}: {}: two runs gave different plans", input.label, strategy.name()));
+                return Err(format!(
+                    "{}: {}: two runs gave different plans",
+                    input.label,
+                    strategy.name()
+                ));
             }
             Some(_) => {}
         }
@@ -93,7 +108,8 @@ fn write_plan(out: &Path, input: &Input, strategy: &str, p: &Plan) -> Result<(),
     let path = out.join(format!("{}.{strategy}.csv", input.stem));
     let mut w = csv::Writer::from_path(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let err = |e: csv::Error| format!("{}: {e}", path.display());
-    w.write_record(["name", "offset", "size", "first", "last"]).map_err(err)?;
+    w.write_record(["name", "offset", "size", "first", "last"])
+        .map_err(err)?;
     for (b, placed) in input.problem.buffers.iter().zip(&p.buffers) {
         w.write_record([
             b.name.clone(),
@@ -108,8 +124,20 @@ fn write_plan(out: &Path, input: &Input, strategy: &str, p: &Plan) -> Result<(),
 }
 
 /// One line of the stderr table.
-fn table_row(file: &str, buffers: usize, lb: u64, strategy: &str, bytes: u64, proven: bool, ms: Option<f64>) {
-    let ratio = if lb == 0 { 1.0 } else { bytes as f64 / lb as f64 };
+fn table_row(
+    file: &str,
+    buffers: usize,
+    lb: u64,
+    strategy: &str,
+    bytes: u64,
+    proven: bool,
+    ms: Option<f64>,
+) {
+    let ratio = if lb == 0 {
+        1.0
+    } else {
+        bytes as f64 / lb as f64
+    };
     let ms = ms.map_or_else(|| "-".to_string(), |m| format!("{m:.2}"));
     eprintln!(
         "{file:<44} {buffers:>7} {lb:>12} {strategy:<10} {bytes:>12} {ratio:>7.4} {:>6} {ms:>10}",
@@ -124,7 +152,15 @@ fn run_files(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
     let mut csv_out = csv::Writer::from_writer(std::io::stdout());
     let csv_err = |e: csv::Error| e.to_string();
     csv_out
-        .write_record(["file", "buffers", "lower_bound", "strategy", "bytes", "proven_optimal", "ms"])
+        .write_record([
+            "file",
+            "buffers",
+            "lower_bound",
+            "strategy",
+            "bytes",
+            "proven_optimal",
+            "ms",
+        ])
         .map_err(csv_err)?;
     eprintln!(
         "{:<44} {:>7} {:>12} {:<10} {:>12} {:>7} {:>6} {:>10}",
@@ -136,10 +172,16 @@ fn run_files(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
         for path in files {
             let label = match path.strip_prefix(dir) {
                 Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
-                _ => path.file_name().map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().to_string()),
+                _ => path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |f| f.to_string_lossy().to_string(),
+                ),
             };
             let Some(input) = inputs::read(&path, label).map_err(|e| e.to_string())? else {
-                eprintln!("skipped {}: neither an ExecuTorch nor a MiniMalloc header", path.display());
+                eprintln!(
+                    "skipped {}: neither an ExecuTorch nor a MiniMalloc header",
+                    path.display()
+                );
                 continue;
             };
             seen += 1;
@@ -147,7 +189,9 @@ fn run_files(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
             let mut lb = 0;
             for &strategy in strategies {
                 let (p, mut times) = time_plan(&input, strategy, cli.runs)?;
-                validate(&input.problem, &p).map_err(|v| format!("{}: {}: invalid plan: {v}", input.label, strategy.name()))?;
+                validate(&input.problem, &p).map_err(|v| {
+                    format!("{}: {}: invalid plan: {v}", input.label, strategy.name())
+                })?;
                 let r = &p.regions[0];
                 lb = r.lower_bound;
                 let ms = median(&mut times);
@@ -162,7 +206,15 @@ fn run_files(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
                         format!("{ms:.3}"),
                     ])
                     .map_err(csv_err)?;
-                table_row(&input.label, n, r.lower_bound, strategy.name(), r.planned_bytes, r.proven_optimal, Some(ms));
+                table_row(
+                    &input.label,
+                    n,
+                    r.lower_bound,
+                    strategy.name(),
+                    r.planned_bytes,
+                    r.proven_optimal,
+                    Some(ms),
+                );
                 if let Some(out) = &cli.write_plans {
                     write_plan(out, &input, strategy.name(), &p)?;
                 }
@@ -200,12 +252,30 @@ fn run_synthetic(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
     let csv_err = |e: csv::Error| e.to_string();
     csv_out
         .write_record([
-            "shape", "buffers", "max_live", "lower_bound", "strategy", "bytes", "median_ms", "min_ms", "max_ms", "runs",
+            "shape",
+            "buffers",
+            "max_live",
+            "lower_bound",
+            "strategy",
+            "bytes",
+            "median_ms",
+            "min_ms",
+            "max_ms",
+            "runs",
         ])
         .map_err(csv_err)?;
     eprintln!(
         "{:<9} {:>7} {:>5} {:>12} {:<10} {:>12} {:>7} {:>10} {:>10} {:>10}",
-        "shape", "buffers", "live", "lower bound", "strategy", "bytes", "x bound", "median ms", "min ms", "max ms"
+        "shape",
+        "buffers",
+        "live",
+        "lower bound",
+        "strategy",
+        "bytes",
+        "x bound",
+        "median ms",
+        "min ms",
+        "max ms"
     );
     let runs = cli.runs.max(1);
     for shape in Shape::ALL {
@@ -218,18 +288,24 @@ fn run_synthetic(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
                 let mut first = None;
                 for _ in 0..runs {
                     let t = Instant::now();
-                    let out = memplan_planner::strategy::run(strategy, &instance)
-                        .map_err(|e| format!("{} {n}: overflow at item {}", shape.name(), e.item))?;
+                    let out = memplan_planner::strategy::run(strategy, &instance).map_err(|e| {
+                        format!("{} {n}: overflow at item {}", shape.name(), e.item)
+                    })?;
                     times.push(t.elapsed().as_secs_f64() * 1e3);
                     match &first {
                         None => first = Some(out),
-                        Some(f) if *f != out => return Err(format!("{} {n}: two runs differ", shape.name())),
+                        Some(f) if *f != out => {
+                            return Err(format!("{} {n}: two runs differ", shape.name()));
+                        }
                         Some(_) => {}
                     }
                 }
                 let out = first.unwrap_or_else(|| unreachable!());
-                check_layout(&instance, &out.layout).map_err(|e| format!("{} {n} {}: {e}", shape.name(), strategy.name()))?;
-                let (min, max) = times.iter().fold((f64::MAX, 0f64), |(a, b), &t| (a.min(t), b.max(t)));
+                check_layout(&instance, &out.layout)
+                    .map_err(|e| format!("{} {n} {}: {e}", shape.name(), strategy.name()))?;
+                let (min, max) = times
+                    .iter()
+                    .fold((f64::MAX, 0f64), |(a, b), &t| (a.min(t), b.max(t)));
                 let med = median(&mut times);
                 let bytes = out.layout.bytes;
                 csv_out
@@ -261,20 +337,40 @@ fn run_synthetic(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
 
 /// Validates a synthetic layout through the planner's own validator: the instance as a
 /// one-region problem, the layout as its plan.
-fn check_layout(instance: &memplan_planner::Instance, layout: &memplan_planner::Layout) -> Result<(), String> {
+fn check_layout(
+    instance: &memplan_planner::Instance,
+    layout: &memplan_planner::Layout,
+) -> Result<(), String> {
     use memplan_planner::{Buffer, Placed, Problem, Region, RegionPlan};
     let problem = Problem {
-        regions: vec![Region { name: "arena".into(), capacity: inputs::ROOM, align: 16 }],
+        regions: vec![Region {
+            name: "arena".into(),
+            capacity: inputs::ROOM,
+            align: 16,
+        }],
         buffers: instance
             .items
             .iter()
             .enumerate()
-            .map(|(i, it)| Buffer::new(format!("b{i}"), it.size, 0, it.lifetime.first, it.lifetime.last).with_align(it.align))
+            .map(|(i, it)| {
+                Buffer::new(
+                    format!("b{i}"),
+                    it.size,
+                    0,
+                    it.lifetime.first,
+                    it.lifetime.last,
+                )
+                .with_align(it.align)
+            })
             .collect(),
     };
     let plan = Plan {
         strategy: Strategy::Greedy,
-        buffers: layout.offsets.iter().map(|&offset| Placed { region: 0, offset }).collect(),
+        buffers: layout
+            .offsets
+            .iter()
+            .map(|&offset| Placed { region: 0, offset })
+            .collect(),
         regions: vec![RegionPlan {
             capacity: inputs::ROOM,
             planned_bytes: layout.bytes,

@@ -67,7 +67,12 @@ impl Gen {
 }
 
 fn item(size: u64, first: u32, last: u32) -> Item {
-    Item { size, align: 16, lifetime: Lifetime { first, last }, fixed: None }
+    Item {
+        size,
+        align: 16,
+        lifetime: Lifetime { first, last },
+        fixed: None,
+    }
 }
 
 /// A synthetic instance of `n` buffers of shape `shape`, from `seed`.
@@ -97,12 +102,11 @@ pub fn generate(shape: Shape, n: usize, seed: u64) -> Instance {
                 let r = g.below(8);
                 if items.len() < n && open.len() < 29 && r < 2 {
                     open.push((g.size(), step));
-                } else if r < 4 {
-                    if let Some((size, first)) = open.pop() {
-                        if items.len() < n {
-                            items.push(item(size, first, step));
-                        }
-                    }
+                } else if r < 4
+                    && items.len() < n
+                    && let Some((size, first)) = open.pop()
+                {
+                    items.push(item(size, first, step));
                 }
                 step += 1;
             }
@@ -160,8 +164,16 @@ mod tests {
                 Shape::Residual => assert!(live <= 32, "{live}"),
                 Shape::Random => assert!(live <= 64, "{live}"),
             }
-            assert!(a.items.iter().all(|it| it.size % 16 == 0 && it.size >= 16 && it.size < 1 << 19));
-            assert!(a.items.iter().all(|it| it.lifetime.len() <= 64 || shape == Shape::Residual));
+            assert!(
+                a.items
+                    .iter()
+                    .all(|it| it.size % 16 == 0 && it.size >= 16 && it.size < 1 << 19)
+            );
+            assert!(
+                a.items
+                    .iter()
+                    .all(|it| it.lifetime.len() <= 64 || shape == Shape::Residual)
+            );
         }
     }
 }

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use memplan_planner::files::parse_executorch;
-use memplan_planner::{Buffer, DEFAULT_REGION_ALIGN, Lifetime, MAX_ALIGN, Placement, Problem, Region, Strategy};
+use memplan_planner::{
+    Buffer, DEFAULT_REGION_ALIGN, Lifetime, MAX_ALIGN, Placement, Problem, Region, Strategy,
+};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::{Attribute, Ident, LitStr, Type, Visibility};
@@ -65,7 +67,13 @@ pub enum ElemInfo {
     Bytes,
     Prim(Ident),
     /// A user type with its count and declared bytes and alignment.
-    User { ty: Box<Type>, count: u64, count_span: Span, bytes: u64, align: u64 },
+    User {
+        ty: Box<Type>,
+        count: u64,
+        count_span: Span,
+        bytes: u64,
+        align: u64,
+    },
 }
 
 const RESERVED: &[&str] = &["Plan", "BUFFERS", "STRATEGY", "REPORT", "take"];
@@ -91,7 +99,10 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
             return false;
         }
         if let Some((_, prev)) = type_names.get(tname) {
-            errors.at(span, format!("{prev} and {what} both get the Rust name `{tname}`: rename one"));
+            errors.at(
+                span,
+                format!("{prev} and {what} both get the Rust name `{tname}`: rename one"),
+            );
             false
         } else {
             type_names.insert(tname.to_string(), (span, what));
@@ -104,11 +115,17 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
         if let Stmt::Broken { region: true, name } = stmt {
             // Declared, with no bytes; the parse error is reported, so nothing is planned.
             let tname = names::type_name(&name.to_string(), 'R');
-            if region_by_name.contains_key(&name.to_string()) || !claim(errors, &tname, name.span(), format!("region `{name}`")) {
+            if region_by_name.contains_key(&name.to_string())
+                || !claim(errors, &tname, name.span(), format!("region `{name}`"))
+            {
                 continue;
             }
             region_by_name.insert(name.to_string(), problem.regions.len());
-            problem.regions.push(Region { name: name.to_string(), capacity: 0, align: DEFAULT_REGION_ALIGN });
+            problem.regions.push(Region {
+                name: name.to_string(),
+                capacity: 0,
+                align: DEFAULT_REGION_ALIGN,
+            });
             regions.push(RegionInfo {
                 attrs: Vec::new(),
                 ident: name.clone(),
@@ -120,8 +137,14 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
         if let Stmt::Region(r) = stmt {
             let name = r.name.to_string();
             if let Some(&prev) = region_by_name.get(&name) {
-                errors.at(r.name.span(), format!("region `{name}` is declared twice: rename or remove one"));
-                errors.at(regions[prev].ident.span(), format!("note: region `{name}` is first declared here"));
+                errors.at(
+                    r.name.span(),
+                    format!("region `{name}` is declared twice: rename or remove one"),
+                );
+                errors.at(
+                    regions[prev].ident.span(),
+                    format!("note: region `{name}` is first declared here"),
+                );
                 continue;
             }
             let capacity = size_bytes(&r.size, errors, &format!("region `{name}`"));
@@ -137,7 +160,11 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                 continue;
             }
             region_by_name.insert(name.clone(), problem.regions.len());
-            problem.regions.push(Region { name, capacity, align });
+            problem.regions.push(Region {
+                name,
+                capacity,
+                align,
+            });
             regions.push(RegionInfo {
                 attrs: r.attrs.clone(),
                 ident: r.name.clone(),
@@ -157,12 +184,17 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
     for stmt in input.stmts {
         match stmt {
             Stmt::Region(_) | Stmt::Broken { region: true, .. } => {}
-            Stmt::Broken { region: false, name } => {
+            Stmt::Broken {
+                region: false,
+                name,
+            } => {
                 let tname = names::type_name(&name.to_string(), 'B');
                 let emit = !buffer_by_name.contains_key(&name.to_string())
                     && claim(errors, &tname, name.span(), format!("buffer `{name}`"));
                 buffer_by_name.insert(name.to_string(), problem.buffers.len());
-                problem.buffers.push(Buffer::new(name.to_string(), 0, 0, 0, 0).anywhere());
+                problem
+                    .buffers
+                    .push(Buffer::new(name.to_string(), 0, 0, 0, 0).anywhere());
                 buffers.push(BufferInfo {
                     attrs: Vec::new(),
                     type_ident: names::ident(&tname, name.span()),
@@ -179,7 +211,10 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
             }
             Stmt::Crate(path) => {
                 if krate.is_some() {
-                    errors.at(syn::spanned::Spanned::span(&path), "`crate = ...` is given twice");
+                    errors.at(
+                        syn::spanned::Spanned::span(&path),
+                        "`crate = ...` is given twice",
+                    );
                 }
                 krate = Some(quote!(#path));
             }
@@ -215,8 +250,14 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                 let index = problem.buffers.len();
                 let tname = names::type_name(&name, 'B');
                 let emit = if let Some(&prev) = buffer_by_name.get(&name) {
-                    errors.at(b.name.span(), format!("buffer `{name}` is declared twice: rename or remove one"));
-                    errors.at(buffers[prev].span, format!("note: buffer `{name}` is first declared here"));
+                    errors.at(
+                        b.name.span(),
+                        format!("buffer `{name}` is declared twice: rename or remove one"),
+                    );
+                    errors.at(
+                        buffers[prev].span,
+                        format!("note: buffer `{name}` is first declared here"),
+                    );
                     false
                 } else {
                     buffer_by_name.insert(name.clone(), index);
@@ -234,16 +275,29 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                                     // The element's size, never less than the region's.
                                     let region_align = match placement {
                                         Placement::In(r) => problem.regions[r].align,
-                                        Placement::Anywhere => {
-                                            problem.regions.iter().map(|r| r.align).max().unwrap_or(DEFAULT_REGION_ALIGN)
-                                        }
+                                        Placement::Anywhere => problem
+                                            .regions
+                                            .iter()
+                                            .map(|r| r.align)
+                                            .max()
+                                            .unwrap_or(DEFAULT_REGION_ALIGN),
                                     };
                                     align = Some((*size).max(region_align));
                                 }
                                 ElemInfo::Prim(ty.clone())
                             }
-                            Elem::User { ty, count, count_span } => match b.align {
-                                Some((a, _)) => ElemInfo::User { ty: ty.clone(), count: *count, count_span: *count_span, bytes, align: a },
+                            Elem::User {
+                                ty,
+                                count,
+                                count_span,
+                            } => match b.align {
+                                Some((a, _)) => ElemInfo::User {
+                                    ty: ty.clone(),
+                                    count: *count,
+                                    count_span: *count_span,
+                                    bytes,
+                                    align: a,
+                                },
                                 None => {
                                     errors.at(
                                         syn::spanned::Spanned::span(ty),
@@ -269,15 +323,30 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                 };
                 let lifetime = match &b.live {
                     Some(l) => match l.last {
-                        Some(last) => Lifetime { first: l.first, last },
+                        Some(last) => Lifetime {
+                            first: l.first,
+                            last,
+                        },
                         None => {
                             let hint = if l.text.contains("..=") {
                                 "the last step comes before the first".to_string()
                             } else {
-                                format!("`..` excludes its end, so `{}` holds no step; for step {} alone write `{}..={}`", l.text, l.first, l.first, l.first)
+                                format!(
+                                    "`..` excludes its end, so `{}` holds no step; for step {} alone write `{}..={}`",
+                                    l.text, l.first, l.first, l.first
+                                )
                             };
-                            errors.at(l.span, format!("buffer `{name}` has an empty lifetime `live {}`: {hint}", l.text));
-                            Lifetime { first: l.first, last: l.first }
+                            errors.at(
+                                l.span,
+                                format!(
+                                    "buffer `{name}` has an empty lifetime `live {}`: {hint}",
+                                    l.text
+                                ),
+                            );
+                            Lifetime {
+                                first: l.first,
+                                last: l.first,
+                            }
                         }
                     },
                     None => {
@@ -286,9 +355,10 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                     }
                 };
                 if let Some((pin, span)) = b.pin
-                    && pin == u64::MAX {
-                        errors.at(span, "the pinned offset overflows 64 bits");
-                    }
+                    && pin == u64::MAX
+                {
+                    errors.at(span, "the pinned offset overflows 64 bits");
+                }
                 if b.pad.is_some() {
                     pads.push(index);
                 }
@@ -321,12 +391,17 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
             }
             Stmt::Buffers(f) => {
                 let placement = placement_of(f.region.as_ref(), &region_by_name, errors);
-                let Some(path) = resolve_file(&f.path, f.out_dir, base_dir, errors) else { continue };
+                let Some(path) = resolve_file(&f.path, f.out_dir, base_dir, errors) else {
+                    continue;
+                };
                 let shown = f.path.value();
                 let text = match std::fs::read_to_string(&path) {
                     Ok(t) => t,
                     Err(e) => {
-                        errors.at(f.path.span(), format!("cannot read plan file `{}`: {e}", path.display()));
+                        errors.at(
+                            f.path.span(),
+                            format!("cannot read plan file `{}`: {e}", path.display()),
+                        );
                         continue;
                     }
                 };
@@ -341,7 +416,10 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                 for (line, row) in rows {
                     let what = format!("buffer `{}` ({shown}:{line})", row.name);
                     if buffer_by_name.contains_key(&row.name) {
-                        errors.at(f.path.span(), format!("{what} has the name of a buffer declared before it"));
+                        errors.at(
+                            f.path.span(),
+                            format!("{what} has the name of a buffer declared before it"),
+                        );
                         continue;
                     }
                     buffer_by_name.insert(row.name.clone(), problem.buffers.len());
@@ -379,7 +457,12 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
         let align = match (b.align, b.placement) {
             (Some(a), _) => a,
             (None, Placement::In(r)) => problem.regions[r].align,
-            (None, Placement::Anywhere) => problem.regions.iter().map(|r| r.align).max().unwrap_or(DEFAULT_REGION_ALIGN),
+            (None, Placement::Anywhere) => problem
+                .regions
+                .iter()
+                .map(|r| r.align)
+                .max()
+                .unwrap_or(DEFAULT_REGION_ALIGN),
         };
         match memplan_planner::instance::align_up(b.size, align) {
             Some(s) => problem.buffers[i].size = s,
@@ -400,12 +483,21 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                     problem.buffers[i].placement = problem.buffers[s].placement;
                 }
             }
-            Some(_) => errors.at(src.span(), format!("buffer `{src}` cannot be in place of itself")),
-            None => errors.at(src.span(), format!("`in place of {src}`: there is no buffer `{src}`")),
+            Some(_) => errors.at(
+                src.span(),
+                format!("buffer `{src}` cannot be in place of itself"),
+            ),
+            None => errors.at(
+                src.span(),
+                format!("`in place of {src}`: there is no buffer `{src}`"),
+            ),
         }
     }
     if problem.regions.is_empty() {
-        errors.at(input.name.span(), "the plan declares no region: add `region NAME: SIZE;`");
+        errors.at(
+            input.name.span(),
+            "the plan declares no region: add `region NAME: SIZE;`",
+        );
     }
 
     Model {
@@ -424,8 +516,14 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
 
 /// Where `in REGION` puts a buffer: the region, or, without `in`, anywhere. An unknown
 /// name is reported (with the closest known one) and the buffer placed anywhere.
-fn placement_of(region: Option<&Ident>, region_by_name: &HashMap<String, usize>, errors: &mut Errors) -> Placement {
-    let Some(id) = region else { return Placement::Anywhere };
+fn placement_of(
+    region: Option<&Ident>,
+    region_by_name: &HashMap<String, usize>,
+    errors: &mut Errors,
+) -> Placement {
+    let Some(id) = region else {
+        return Placement::Anywhere;
+    };
     if let Some(&r) = region_by_name.get(&id.to_string()) {
         return Placement::In(r);
     }
@@ -434,24 +532,38 @@ fn placement_of(region: Option<&Ident>, region_by_name: &HashMap<String, usize>,
     let list = if known.is_empty() {
         "none is declared".to_string()
     } else {
-        known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+        known
+            .iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     let wanted = id.to_string();
     let close = known.iter().find(|k| edit_distance(k, &wanted) <= 2);
     let hint = close.map_or(String::new(), |k| format!(" (did you mean `{k}`?)"));
-    errors.at(id.span(), format!("unknown region `{id}`{hint}; the regions are: {list}"));
+    errors.at(
+        id.span(),
+        format!("unknown region `{id}`{hint}; the regions are: {list}"),
+    );
     Placement::Anywhere
 }
 
 /// The runtime's `RegionKind` variant for `kind NAME`.
 fn region_kind(kind: Option<&Ident>, errors: &mut Errors) -> Ident {
-    let Some(k) = kind else { return Ident::new("Unspecified", Span::call_site()) };
+    let Some(k) = kind else {
+        return Ident::new("Unspecified", Span::call_site());
+    };
     let variant = match k.to_string().as_str() {
         "tightly_coupled" => "TightlyCoupled",
         "dma" => "DmaCapable",
         "external" => "External",
         other => {
-            errors.at(k.span(), format!("unknown region kind `{other}`: expected `tightly_coupled`, `dma` or `external`"));
+            errors.at(
+                k.span(),
+                format!(
+                    "unknown region kind `{other}`: expected `tightly_coupled`, `dma` or `external`"
+                ),
+            );
             "Unspecified"
         }
     };
@@ -463,7 +575,12 @@ fn size_bytes(size: &Size, errors: &mut Errors, what: &str) -> u64 {
     match size.bytes {
         Some(b) => b,
         None => {
-            errors.at(size.span, format!("{what}: the size is more than 2^64 - 1 bytes, the most any plan can describe"));
+            errors.at(
+                size.span,
+                format!(
+                    "{what}: the size is more than 2^64 - 1 bytes, the most any plan can describe"
+                ),
+            );
             u64::MAX
         }
     }
@@ -475,7 +592,10 @@ fn check_align(a: u64, span: Span, errors: &mut Errors) -> u64 {
         return 1;
     }
     if a > MAX_ALIGN {
-        errors.at(span, format!("alignment {a} exceeds the largest supported alignment, {MAX_ALIGN} bytes"));
+        errors.at(
+            span,
+            format!("alignment {a} exceeds the largest supported alignment, {MAX_ALIGN} bytes"),
+        );
         return 1;
     }
     a
@@ -487,7 +607,8 @@ fn check_section(sec: &LitStr, errors: &mut Errors) {
     let s = sec.value();
     let ok = !s.is_empty()
         && s.len() <= 64
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '$' | '-'));
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '$' | '-'));
     if !ok {
         errors.at(
             sec.span(),
@@ -498,7 +619,12 @@ fn check_section(sec: &LitStr, errors: &mut Errors) {
 
 /// Resolves a plan file's path: relative to the source file of the invocation (as
 /// `include_str!` does), or inside `OUT_DIR`.
-fn resolve_file(lit: &LitStr, out_dir: bool, base_dir: Option<&Path>, errors: &mut Errors) -> Option<PathBuf> {
+fn resolve_file(
+    lit: &LitStr,
+    out_dir: bool,
+    base_dir: Option<&Path>,
+    errors: &mut Errors,
+) -> Option<PathBuf> {
     let rel = PathBuf::from(lit.value());
     let path = if out_dir {
         match std::env::var_os("OUT_DIR") {
@@ -522,8 +648,15 @@ fn resolve_file(lit: &LitStr, out_dir: bool, base_dir: Option<&Path>, errors: &m
     match path.canonicalize() {
         Ok(p) => Some(p),
         Err(e) => {
-            let place = if out_dir { "in OUT_DIR" } else { "next to the source file of this invocation" };
-            errors.at(lit.span(), format!("plan file `{}` not found {place}: {e}", lit.value()));
+            let place = if out_dir {
+                "in OUT_DIR"
+            } else {
+                "next to the source file of this invocation"
+            };
+            errors.at(
+                lit.span(),
+                format!("plan file `{}` not found {place}: {e}", lit.value()),
+            );
             None
         }
     }
@@ -538,7 +671,11 @@ fn edit_distance(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for (j, &cb) in b.iter().enumerate() {
             let cur = row[j + 1];
-            row[j + 1] = if ca == cb { prev } else { 1 + prev.min(row[j]).min(row[j + 1]) };
+            row[j + 1] = if ca == cb {
+                prev
+            } else {
+                1 + prev.min(row[j]).min(row[j + 1])
+            };
             prev = cur;
         }
     }

@@ -64,8 +64,11 @@ impl Errors {
 /// An error covering `span`, a token or a range of tokens.
 pub fn error(span: impl Into<SpanRange>, message: impl std::fmt::Display) -> syn::Error {
     let r = span.into();
-    let tokens: TokenStream = [TokenTree::Ident(Ident::new("x", r.first)), TokenTree::Ident(Ident::new("x", r.last))]
-        .into_iter()
-        .collect();
+    let tokens: TokenStream = [
+        TokenTree::Ident(Ident::new("x", r.first)),
+        TokenTree::Ident(Ident::new("x", r.last)),
+    ]
+    .into_iter()
+    .collect();
     syn::Error::new_spanned(tokens, message)
 }

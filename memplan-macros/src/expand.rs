@@ -42,7 +42,13 @@ fn module(model: &Model, plan: Option<&Plan>) -> TokenStream {
         let (size, align, lb, peak, optimal) = match plan {
             Some(pl) => {
                 let rp = &pl.regions[r];
-                (rp.planned_bytes, rp.align, rp.lower_bound, rp.peak_step, rp.proven_optimal)
+                (
+                    rp.planned_bytes,
+                    rp.align,
+                    rp.lower_bound,
+                    rp.peak_step,
+                    rp.proven_optimal,
+                )
             }
             None => (0, region.align, 0, None, false),
         };
@@ -162,7 +168,9 @@ fn module(model: &Model, plan: Option<&Plan>) -> TokenStream {
 
     let files = model.files.iter().map(|f| {
         let s = f.display().to_string();
-        quote!(const _: &[u8] = ::core::include_bytes!(#s);)
+        quote!(
+            const _: &[u8] = ::core::include_bytes!(#s);
+        )
     });
 
     let storage = match plan {
@@ -192,7 +200,8 @@ fn module(model: &Model, plan: Option<&Plan>) -> TokenStream {
         TokenStream::new()
     };
     let report = report(model, plan);
-    let mod_doc = format!("Memory plan `{plan_name}`, planned by memplan with the `{strategy}` strategy.");
+    let mod_doc =
+        format!("Memory plan `{plan_name}`, planned by memplan with the `{strategy}` strategy.");
 
     quote! {
         #(#attrs)*
@@ -241,7 +250,10 @@ fn storage(model: &Model, plan: &Plan) -> TokenStream {
         let ident = format_ident!("__MEMPLAN_ARENA_{}", r);
         let size = plan.regions[r].planned_bytes;
         let align = plan.regions[r].align as usize;
-        let section = info.section.as_ref().map(|s| quote!(#[unsafe(link_section = #s)]));
+        let section = info
+            .section
+            .as_ref()
+            .map(|s| quote!(#[unsafe(link_section = #s)]));
         arenas.push(quote! {
             #section
             static #ident: #p::Arena<{ #p::to_usize(#size) }, #p::Align<#align>> = #p::Arena::new();
@@ -252,7 +264,10 @@ fn storage(model: &Model, plan: &Plan) -> TokenStream {
     let pool = |name: &str, (bytes, align): (u64, u64)| {
         let ident = format_ident!("__MEMPLAN_{}", name);
         let align = align as usize;
-        (ident.clone(), quote!(static #ident: #p::Arena<{ #p::to_usize(#bytes) }, #p::Align<#align>> = #p::Arena::new();))
+        (
+            ident.clone(),
+            quote!(static #ident: #p::Arena<{ #p::to_usize(#bytes) }, #p::Align<#align>> = #p::Arena::new();),
+        )
     };
     let (c, cdef) = pool("CONSTANT", model.pools[0]);
     let (rt, rdef) = pool("RUNTIME", model.pools[1]);
@@ -282,7 +297,14 @@ fn storage(model: &Model, plan: &Plan) -> TokenStream {
 /// For a user element type: const assertions, spanned on `T`, that `[T; N]` fits the
 /// declared bytes and alignment on the actual target, and that `T` is plain data.
 fn elem_checks(model: &Model, i: usize) -> TokenStream {
-    let ElemInfo::User { ty, count, count_span, bytes, align } = &model.buffers[i].elem else {
+    let ElemInfo::User {
+        ty,
+        count,
+        count_span,
+        bytes,
+        align,
+    } = &model.buffers[i].elem
+    else {
         return TokenStream::new();
     };
     let k = &model.krate;
@@ -293,7 +315,9 @@ fn elem_checks(model: &Model, i: usize) -> TokenStream {
     let size_msg = format!(
         "memplan: `[{ty_text}; {count}]` of buffer `{name}` is larger than its declared {bytes} bytes on this target (the next error shows `declared - actual` bytes)"
     );
-    let align_msg = format!("memplan: the alignment of the element type of buffer `{name}` is above its declared `align {align}` on this target");
+    let align_msg = format!(
+        "memplan: the alignment of the element type of buffer `{name}` is above its declared `align {align}` on this target"
+    );
     let _ = count_span;
     quote_spanned! {span=>
         const _: () = {

@@ -3,11 +3,11 @@
 //! Use it through `memplan-runtime`, which re-exports it and documents the language. The
 //! macro reads parse -> check -> solve -> expand:
 //!
-//! - [`parse`](crate::parse): the syntax tree with spans, one statement at a time;
-//! - [`check`](crate::check): names, sizes, alignments, lifetimes and plan files, lowered to
+//! - `parse`: the syntax tree with spans, one statement at a time;
+//! - `check`: names, sizes, alignments, lifetimes and plan files, lowered to
 //!   a `memplan_planner::Problem`;
-//! - [`solve`](crate::solve): the plan, or spanned errors with exact byte counts;
-//! - [`expand`](crate::expand): typed ids, the buffer table, static arenas, the manager.
+//! - `solve`: the plan, or spanned errors with exact byte counts;
+//! - `expand`: typed ids, the buffer table, static arenas, the manager.
 //!
 //! It never panics: every bad input becomes a `compile_error!` spanned on the offending
 //! token, and all errors are reported in one build. On error it still emits the typed ids
@@ -122,13 +122,20 @@ pub fn memory_plan(input: TokenStream) -> TokenStream {
     run(input.into(), base_dir.as_deref()).into()
 }
 
-fn run(input: proc_macro2::TokenStream, base_dir: Option<&std::path::Path>) -> proc_macro2::TokenStream {
+fn run(
+    input: proc_macro2::TokenStream,
+    base_dir: Option<&std::path::Path>,
+) -> proc_macro2::TokenStream {
     let mut errors = diag::Errors::default();
     let Some(parsed) = parse::parse(input, &mut errors) else {
         return errors.to_compile_errors();
     };
     let model = check::check(parsed, base_dir, &mut errors);
-    let plan = if errors.is_empty() { solve::solve(&model, &mut errors) } else { None };
+    let plan = if errors.is_empty() {
+        solve::solve(&model, &mut errors)
+    } else {
+        None
+    };
     match plan {
         Some(plan) if errors.is_empty() => expand::expand(&model, &plan),
         _ => {

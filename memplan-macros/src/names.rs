@@ -13,7 +13,13 @@ use syn::Ident;
 pub fn type_name(name: &str, prefix: char) -> String {
     let cleaned: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let mut out = String::with_capacity(cleaned.len());
     for part in cleaned.split('_').filter(|p| !p.is_empty()) {
@@ -44,8 +50,14 @@ mod tests {
     #[test]
     fn mangles_to_upper_camel() {
         assert_eq!(type_name("conv1", 'B'), "Conv1");
-        assert_eq!(type_name("aten_convolution_default.out0", 'B'), "AtenConvolutionDefaultOut0");
-        assert_eq!(type_name("aten__native_batch_norm", 'B'), "AtenNativeBatchNorm");
+        assert_eq!(
+            type_name("aten_convolution_default.out0", 'B'),
+            "AtenConvolutionDefaultOut0"
+        );
+        assert_eq!(
+            type_name("aten__native_batch_norm", 'B'),
+            "AtenNativeBatchNorm"
+        );
         assert_eq!(type_name("0in", 'B'), "B0in");
         assert_eq!(type_name("...", 'R'), "R");
         assert_eq!(type_name("self", 'B'), "Self_");

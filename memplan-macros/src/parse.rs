@@ -32,7 +32,10 @@ pub enum Stmt {
     /// A `region NAME` or `buffer NAME` statement that did not parse (the error is
     /// reported): its name is still declared, so that other statements naming it, and the
     /// user's code using its type, raise no further errors.
-    Broken { region: bool, name: Ident },
+    Broken {
+        region: bool,
+        name: Ident,
+    },
 }
 
 /// A byte count as written: `N`, `N bytes`, `N KiB`, `N MiB`, or `[T; N]`.
@@ -49,7 +52,11 @@ pub enum Elem {
     /// `[T; N]` of a primitive number type of `size` bytes.
     Prim { ty: Ident, size: u64 },
     /// `[T; N] as B bytes`: a user type; the macro checks `size_of::<T>() * N <= B`.
-    User { ty: Box<Type>, count: u64, count_span: Span },
+    User {
+        ty: Box<Type>,
+        count: u64,
+        count_span: Span,
+    },
 }
 
 pub struct RegionDecl {
@@ -118,12 +125,20 @@ pub fn parse(tokens: TokenStream, errors: &mut Errors) -> Option<Input> {
             Err(e) => {
                 errors.push(e);
                 if let Ok(head) = syn::parse2::<BrokenHead>(stmt_tokens) {
-                    stmts.push(Stmt::Broken { region: head.region, name: head.name });
+                    stmts.push(Stmt::Broken {
+                        region: head.region,
+                        name: head.name,
+                    });
                 }
             }
         }
     }
-    Some(Input { attrs: header.attrs, vis: header.vis, name: header.name, stmts })
+    Some(Input {
+        attrs: header.attrs,
+        vis: header.vis,
+        name: header.name,
+        stmts,
+    })
 }
 
 struct Header {
@@ -138,7 +153,9 @@ impl Parse for Header {
         let attrs = input.call(Attribute::parse_outer)?;
         let vis: Visibility = input.parse()?;
         if !input.peek(Token![mod]) {
-            return Err(input.error("expected `mod NAME { ... }`: memory_plan! declares its plan inside a module"));
+            return Err(input.error(
+                "expected `mod NAME { ... }`: memory_plan! declares its plan inside a module",
+            ));
         }
         input.parse::<Token![mod]>()?;
         let name: Ident = input.parse()?;
@@ -146,9 +163,16 @@ impl Parse for Header {
         braced!(content in input);
         let body: TokenStream = content.parse()?;
         if !input.is_empty() {
-            return Err(input.error("unexpected tokens after the module: one `memory_plan!` declares one module"));
+            return Err(input.error(
+                "unexpected tokens after the module: one `memory_plan!` declares one module",
+            ));
         }
-        Ok(Header { attrs, vis, name, body })
+        Ok(Header {
+            attrs,
+            vis,
+            name,
+            body,
+        })
     }
 }
 
@@ -158,16 +182,20 @@ fn split_statements(body: TokenStream, errors: &mut Errors) -> Vec<TokenStream> 
     let mut cur: Vec<TokenTree> = Vec::new();
     for tt in body {
         if let TokenTree::Punct(p) = &tt
-            && p.as_char() == ';' {
-                if !cur.is_empty() {
-                    out.push(cur.drain(..).collect());
-                }
-                continue;
+            && p.as_char() == ';'
+        {
+            if !cur.is_empty() {
+                out.push(cur.drain(..).collect());
             }
+            continue;
+        }
         cur.push(tt);
     }
     if let Some(last) = cur.last() {
-        errors.push(syn::Error::new(last.span(), "expected `;` at the end of this statement"));
+        errors.push(syn::Error::new(
+            last.span(),
+            "expected `;` at the end of this statement",
+        ));
         out.push(cur.into_iter().collect());
     }
     out
@@ -234,7 +262,9 @@ impl Parse for Stmt {
         } else if la.peek(kw::strategy) {
             input.parse::<kw::strategy>()?;
             if !input.peek(Token![=]) && !input.peek(Token![:]) {
-                return Err(input.error("expected `strategy = greedy | best_of | optimal(nodes = N)`"));
+                return Err(
+                    input.error("expected `strategy = greedy | best_of | optimal(nodes = N)`")
+                );
             }
             if input.peek(Token![=]) {
                 input.parse::<Token![=]>()?;
@@ -279,17 +309,25 @@ fn parse_u64(lit: &LitInt) -> syn::Result<u64> {
     if !lit.suffix().is_empty() {
         return Err(syn::Error::new(
             lit.span(),
-            format!("write `{}` without the `{}` suffix: sizes and steps are plain integers", lit.base10_digits(), lit.suffix()),
+            format!(
+                "write `{}` without the `{}` suffix: sizes and steps are plain integers",
+                lit.base10_digits(),
+                lit.suffix()
+            ),
         ));
     }
-    lit.base10_parse::<u64>().map_err(|_| {
-        syn::Error::new(lit.span(), format!("`{lit}` does not fit 64 bits"))
-    })
+    lit.base10_parse::<u64>()
+        .map_err(|_| syn::Error::new(lit.span(), format!("`{lit}` does not fit 64 bits")))
 }
 
 fn parse_u32(lit: &LitInt) -> syn::Result<u32> {
     let v = parse_u64(lit)?;
-    u32::try_from(v).map_err(|_| syn::Error::new(lit.span(), format!("step {v} is above the largest step, {}", u32::MAX)))
+    u32::try_from(v).map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            format!("step {v} is above the largest step, {}", u32::MAX),
+        )
+    })
 }
 
 /// `N [bytes|KiB|MiB]` or `[T; N] [as N bytes]`.
@@ -307,17 +345,24 @@ fn parse_size(input: ParseStream) -> syn::Result<Size> {
         let span = SpanRange::new(bracket.span.open(), bracket.span.close());
         if let Some((ident, size)) = primitive(&ty) {
             if input.peek(Token![as]) {
-                return Err(input.error(format!("`{ident}` has a known size ({size} bytes): remove `as ... bytes`")));
+                return Err(input.error(format!(
+                    "`{ident}` has a known size ({size} bytes): remove `as ... bytes`"
+                )));
             }
-            return Ok(Size { bytes: size.checked_mul(count), span, elem: Elem::Prim { ty: ident, size } });
+            return Ok(Size {
+                bytes: size.checked_mul(count),
+                span,
+                elem: Elem::Prim { ty: ident, size },
+            });
         }
         if let Type::Path(p) = &ty
-            && (p.path.is_ident("usize") || p.path.is_ident("isize")) {
-                return Err(syn::Error::new(
-                    ty.span(),
-                    "the size of `usize`/`isize` depends on the target: use `u32`, `u64`, `i32` or `i64`",
-                ));
-            }
+            && (p.path.is_ident("usize") || p.path.is_ident("isize"))
+        {
+            return Err(syn::Error::new(
+                ty.span(),
+                "the size of `usize`/`isize` depends on the target: use `u32`, `u64`, `i32` or `i64`",
+            ));
+        }
         if !input.peek(Token![as]) {
             return Err(syn::Error::new(
                 ty.span(),
@@ -327,14 +372,25 @@ fn parse_size(input: ParseStream) -> syn::Result<Size> {
         }
         input.parse::<Token![as]>()?;
         let b = parse_bytes(input)?;
-        return Ok(Size { bytes: b.bytes, span: b.span, elem: Elem::User { ty: Box::new(ty), count, count_span: n.span() } });
+        return Ok(Size {
+            bytes: b.bytes,
+            span: b.span,
+            elem: Elem::User {
+                ty: Box::new(ty),
+                count,
+                count_span: n.span(),
+            },
+        });
     }
     parse_bytes(input)
 }
 
 fn parse_bytes(input: ParseStream) -> syn::Result<Size> {
     let lit: LitInt = input.parse().map_err(|e| {
-        syn::Error::new(e.span(), "expected a size: `N bytes`, `N KiB`, `N MiB` or `[T; N]`")
+        syn::Error::new(
+            e.span(),
+            "expected a size: `N bytes`, `N KiB`, `N MiB` or `[T; N]`",
+        )
     })?;
     let n = parse_u64(&lit)?;
     let mut span = SpanRange::from(lit.span());
@@ -342,7 +398,14 @@ fn parse_bytes(input: ParseStream) -> syn::Result<Size> {
     if input.peek(kw::bytes) {
         let k: kw::bytes = input.parse()?;
         span.last = k.span;
-    } else if input.peek(Ident) && !input.peek(kw::live) && !input.peek(kw::align) && !input.peek(kw::at) && !input.peek(kw::pad) && !input.peek(kw::section) && !input.peek(kw::kind) {
+    } else if input.peek(Ident)
+        && !input.peek(kw::live)
+        && !input.peek(kw::align)
+        && !input.peek(kw::at)
+        && !input.peek(kw::pad)
+        && !input.peek(kw::section)
+        && !input.peek(kw::kind)
+    {
         let unit: Ident = input.fork().parse()?;
         mult = match unit.to_string().as_str() {
             "KiB" => 1 << 10,
@@ -351,15 +414,27 @@ fn parse_bytes(input: ParseStream) -> syn::Result<Size> {
             "KB" | "kB" | "kb" | "MB" | "Mb" | "kiB" | "KIB" | "mib" | "MIB" | "kib" => {
                 return Err(syn::Error::new(
                     unit.span(),
-                    format!("unknown unit `{unit}`: write `bytes`, `KiB` (1024 bytes) or `MiB` (1048576 bytes)"),
+                    format!(
+                        "unknown unit `{unit}`: write `bytes`, `KiB` (1024 bytes) or `MiB` (1048576 bytes)"
+                    ),
                 ));
             }
-            _ => return Ok(Size { bytes: Some(n), span, elem: Elem::Bytes }),
+            _ => {
+                return Ok(Size {
+                    bytes: Some(n),
+                    span,
+                    elem: Elem::Bytes,
+                });
+            }
         };
         input.parse::<Ident>()?;
         span.last = unit.span();
     }
-    Ok(Size { bytes: n.checked_mul(mult), span, elem: Elem::Bytes })
+    Ok(Size {
+        bytes: n.checked_mul(mult),
+        span,
+        elem: Elem::Bytes,
+    })
 }
 
 /// The primitive number types whose size the macro knows; never `usize`/`isize`.
@@ -391,9 +466,17 @@ fn parse_trailing_align(input: ParseStream) -> syn::Result<Option<(u64, Span)>> 
 
 /// "unknown buffer clause `colour`; expected ...", or the lookahead's own error when the
 /// next token is not a word.
-fn unknown_clause(input: ParseStream, la: syn::parse::Lookahead1, what: &str, expected: &str) -> syn::Error {
+fn unknown_clause(
+    input: ParseStream,
+    la: syn::parse::Lookahead1,
+    what: &str,
+    expected: &str,
+) -> syn::Error {
     match input.fork().parse::<Ident>() {
-        Ok(id) => syn::Error::new(id.span(), format!("unknown {what} clause `{id}`; expected {expected}")),
+        Ok(id) => syn::Error::new(
+            id.span(),
+            format!("unknown {what} clause `{id}`; expected {expected}"),
+        ),
         Err(_) => la.error(),
     }
 }
@@ -412,7 +495,14 @@ fn parse_region(input: ParseStream, attrs: Vec<Attribute>) -> syn::Result<Region
     let name: Ident = input.parse()?;
     parse_colon(input, "region", &name)?;
     let size = parse_size(input)?;
-    let mut r = RegionDecl { attrs, name, size, align: None, section: None, kind: None };
+    let mut r = RegionDecl {
+        attrs,
+        name,
+        size,
+        align: None,
+        section: None,
+        kind: None,
+    };
     while !input.is_empty() {
         if input.peek(Token![,]) {
             input.parse::<Token![,]>()?;
@@ -439,7 +529,12 @@ fn parse_region(input: ParseStream, attrs: Vec<Attribute>) -> syn::Result<Region
             }
             r.kind = Some(input.parse()?);
         } else {
-            return Err(unknown_clause(input, la, "region", "`align N`, `section \"NAME\"` or `kind K`"));
+            return Err(unknown_clause(
+                input,
+                la,
+                "region",
+                "`align N`, `section \"NAME\"` or `kind K`",
+            ));
         }
     }
     Ok(r)
@@ -471,16 +566,30 @@ fn parse_live(input: ParseStream) -> syn::Result<Live> {
         input.parse::<Token![..=]>()?;
         let b: LitInt = input.parse()?;
         let last = parse_u32(&b)?;
-        (if last < first { None } else { Some(last) }, b.span(), format!("{first}..={last}"))
+        (
+            if last < first { None } else { Some(last) },
+            b.span(),
+            format!("{first}..={last}"),
+        )
     } else if input.peek(Token![..]) {
         input.parse::<Token![..]>()?;
         let b: LitInt = input.parse()?;
         let end = parse_u32(&b)?;
-        (if end <= first { None } else { Some(end - 1) }, b.span(), format!("{first}..{end}"))
+        (
+            if end <= first { None } else { Some(end - 1) },
+            b.span(),
+            format!("{first}..{end}"),
+        )
     } else {
-        return Err(input.error("expected `..=LAST` (inclusive) or `..END` (exclusive) after the first step"));
+        return Err(input
+            .error("expected `..=LAST` (inclusive) or `..END` (exclusive) after the first step"));
     };
-    Ok(Live { first, last, text, span: SpanRange::new(a.span(), end_span) })
+    Ok(Live {
+        first,
+        last,
+        text,
+        span: SpanRange::new(a.span(), end_span),
+    })
 }
 
 fn parse_buffer(input: ParseStream, attrs: Vec<Attribute>) -> syn::Result<BufferDecl> {
@@ -544,7 +653,12 @@ fn parse_buffer(input: ParseStream, attrs: Vec<Attribute>) -> syn::Result<Buffer
             let kw: kw::pad = input.parse()?;
             b.pad = Some(kw.span);
         } else {
-            return Err(unknown_clause(input, la, "buffer", "`in REGION`, `live A..=B`, `align N`, `at OFFSET`, `pad` or `in place of BUFFER`"));
+            return Err(unknown_clause(
+                input,
+                la,
+                "buffer",
+                "`in REGION`, `live A..=B`, `align N`, `at OFFSET`, `pad` or `in place of BUFFER`",
+            ));
         }
     }
     Ok(b)
@@ -563,5 +677,9 @@ fn parse_file(input: ParseStream) -> syn::Result<FileDecl> {
         out_dir = true;
     }
     let path: LitStr = input.parse()?;
-    Ok(FileDecl { region, path, out_dir })
+    Ok(FileDecl {
+        region,
+        path,
+        out_dir,
+    })
 }

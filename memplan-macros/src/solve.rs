@@ -12,9 +12,15 @@ pub fn strategy_from(name: &str, nodes: Option<u64>) -> Result<Strategy, String>
         ("greedy", None) => Ok(Strategy::Greedy),
         ("best_of", None) => Ok(Strategy::BestOf),
         ("optimal", Some(nodes)) => Ok(Strategy::Optimal { nodes }),
-        ("optimal", None) => Ok(Strategy::Optimal { nodes: Strategy::DEFAULT_NODES }),
-        ("greedy" | "best_of", Some(_)) => Err(format!("`{name}` takes no node budget; only `optimal(nodes = N)` does")),
-        _ => Err(format!("unknown strategy `{name}`: expected `greedy`, `best_of` or `optimal(nodes = N)`")),
+        ("optimal", None) => Ok(Strategy::Optimal {
+            nodes: Strategy::DEFAULT_NODES,
+        }),
+        ("greedy" | "best_of", Some(_)) => Err(format!(
+            "`{name}` takes no node budget; only `optimal(nodes = N)` does"
+        )),
+        _ => Err(format!(
+            "unknown strategy `{name}`: expected `greedy`, `best_of` or `optimal(nodes = N)`"
+        )),
     }
 }
 

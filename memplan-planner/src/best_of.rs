@@ -46,7 +46,15 @@ use crate::greedy::{Conflicts, first_fit_with, greedy_order};
 use crate::instance::{Instance, Layout, SizeOverflow};
 
 /// The names of the orderings, in the order they are tried (see the module documentation).
-pub const ORDERINGS: [&str; 7] = ["size", "peak", "length", "area", "conflicts", "first", "last"];
+pub const ORDERINGS: [&str; 7] = [
+    "size",
+    "peak",
+    "length",
+    "area",
+    "conflicts",
+    "first",
+    "last",
+];
 
 /// Time compressed to the boundaries where some item with bytes starts or ends.
 ///
@@ -78,7 +86,10 @@ impl Timeline {
                 if it.size == 0 {
                     (0, 0)
                 } else {
-                    (index(u64::from(it.lifetime.first)), index(u64::from(it.lifetime.last) + 1))
+                    (
+                        index(u64::from(it.lifetime.first)),
+                        index(u64::from(it.lifetime.last) + 1),
+                    )
                 }
             })
             .collect();
@@ -134,7 +145,13 @@ impl Timeline {
         let parts = self
             .span
             .iter()
-            .map(|&(lo, hi)| if hi == lo { u32::MAX } else { part_of_section[lo as usize] })
+            .map(|&(lo, hi)| {
+                if hi == lo {
+                    u32::MAX
+                } else {
+                    part_of_section[lo as usize]
+                }
+            })
             .collect();
         (parts, part as usize)
     }
@@ -186,14 +203,41 @@ fn ordering(instance: &Instance, k: usize, peak: &[u64], conflicts: &Conflicts) 
     let first = |i: usize| items[i].lifetime.first;
     match k {
         0 => return greedy_order(instance),
-        1 => order.sort_unstable_by_key(|&i| (Reverse(peak[i]), Reverse(size(i)), Reverse(len(i)), first(i), i)),
+        1 => order.sort_unstable_by_key(|&i| {
+            (
+                Reverse(peak[i]),
+                Reverse(size(i)),
+                Reverse(len(i)),
+                first(i),
+                i,
+            )
+        }),
         2 => order.sort_unstable_by_key(|&i| (Reverse(len(i)), Reverse(size(i)), first(i), i)),
         3 => order.sort_unstable_by_key(|&i| {
-            (Reverse(u128::from(size(i)) * u128::from(len(i))), Reverse(size(i)), first(i), i)
+            (
+                Reverse(u128::from(size(i)) * u128::from(len(i))),
+                Reverse(size(i)),
+                first(i),
+                i,
+            )
         }),
-        4 => order.sort_unstable_by_key(|&i| (Reverse(conflicts.of(i).len()), Reverse(size(i)), first(i), i)),
+        4 => order.sort_unstable_by_key(|&i| {
+            (
+                Reverse(conflicts.of(i).len()),
+                Reverse(size(i)),
+                first(i),
+                i,
+            )
+        }),
         5 => order.sort_unstable_by_key(|&i| (first(i), Reverse(size(i)), Reverse(len(i)), i)),
-        6 => order.sort_unstable_by_key(|&i| (Reverse(items[i].lifetime.last), Reverse(size(i)), Reverse(len(i)), i)),
+        6 => order.sort_unstable_by_key(|&i| {
+            (
+                Reverse(items[i].lifetime.last),
+                Reverse(size(i)),
+                Reverse(len(i)),
+                i,
+            )
+        }),
         _ => panic!("no ordering number {k}"),
     }
     order
@@ -213,6 +257,10 @@ pub struct BestOf {
 /// # Errors
 ///
 /// [`SizeOverflow`] when an offset plus a size overflows `u64` under some ordering.
+///
+/// # Panics
+///
+/// If the instance has more than `u32::MAX` items.
 pub fn best_of(instance: &Instance) -> Result<Layout, SizeOverflow> {
     best_of_detailed(instance).map(|b| b.layout)
 }
@@ -222,12 +270,19 @@ pub fn best_of(instance: &Instance) -> Result<Layout, SizeOverflow> {
 /// # Errors
 ///
 /// [`SizeOverflow`] when an offset plus a size overflows `u64` under some ordering.
+///
+/// # Panics
+///
+/// If the instance has more than `u32::MAX` items.
 pub fn best_of_detailed(instance: &Instance) -> Result<BestOf, SizeOverflow> {
     let conflicts = Conflicts::new(instance);
     best_of_with(instance, &conflicts)
 }
 
-pub(crate) fn best_of_with(instance: &Instance, conflicts: &Conflicts) -> Result<BestOf, SizeOverflow> {
+pub(crate) fn best_of_with(
+    instance: &Instance,
+    conflicts: &Conflicts,
+) -> Result<BestOf, SizeOverflow> {
     let items = &instance.items;
     let timeline = Timeline::new(instance);
     let peak = peaks(instance, &timeline);
@@ -238,7 +293,11 @@ pub(crate) fn best_of_with(instance: &Instance, conflicts: &Conflicts) -> Result
     let mut all_bytes = Vec::with_capacity(ORDERINGS.len());
     let mut end = vec![0u64; nparts];
     for k in 0..ORDERINGS.len() {
-        let layout = first_fit_with(instance, conflicts, &ordering(instance, k, &peak, conflicts))?;
+        let layout = first_fit_with(
+            instance,
+            conflicts,
+            &ordering(instance, k, &peak, conflicts),
+        )?;
         all_bytes.push(layout.bytes);
         end.iter_mut().for_each(|e| *e = 0);
         for (i, it) in items.iter().enumerate() {
@@ -266,7 +325,10 @@ pub(crate) fn best_of_with(instance: &Instance, conflicts: &Conflicts) -> Result
             offsets[i] = it.fixed.unwrap_or(0);
         }
     }
-    Ok(BestOf { layout: Layout::from_offsets(instance, offsets)?, bytes: all_bytes })
+    Ok(BestOf {
+        layout: Layout::from_offsets(instance, offsets)?,
+        bytes: all_bytes,
+    })
 }
 
 #[cfg(test)]
@@ -276,12 +338,25 @@ mod tests {
     use crate::problem::Lifetime;
 
     fn item(size: u64, first: u32, last: u32) -> Item {
-        Item { size, align: 1, lifetime: Lifetime::new(first, last).unwrap(), fixed: None }
+        Item {
+            size,
+            align: 1,
+            lifetime: Lifetime::new(first, last).unwrap(),
+            fixed: None,
+        }
     }
 
     #[test]
     fn parts_split_where_nothing_is_live_across() {
-        let inst = Instance { items: vec![item(4, 0, 1), item(4, 1, 2), item(0, 0, 9), item(4, 3, 3), item(4, 5, 6)] };
+        let inst = Instance {
+            items: vec![
+                item(4, 0, 1),
+                item(4, 1, 2),
+                item(0, 0, 9),
+                item(4, 3, 3),
+                item(4, 5, 6),
+            ],
+        };
         let t = Timeline::new(&inst);
         assert_eq!(t.bounds, vec![0, 1, 2, 3, 4, 5, 7]);
         let (parts, n) = t.parts();
@@ -292,7 +367,9 @@ mod tests {
 
     #[test]
     fn peaks_are_the_busiest_step_of_each_lifetime() {
-        let inst = Instance { items: vec![item(4, 0, 1), item(8, 1, 2), item(2, 2, 5)] };
+        let inst = Instance {
+            items: vec![item(4, 0, 1), item(8, 1, 2), item(2, 2, 5)],
+        };
         let t = Timeline::new(&inst);
         assert_eq!(peaks(&inst, &t), vec![12, 12, 10]);
     }

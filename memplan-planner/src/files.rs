@@ -36,7 +36,10 @@ pub struct ExecutorchRow {
 impl ExecutorchRow {
     /// The row's lifetime.
     pub fn lifetime(&self) -> Lifetime {
-        Lifetime { first: self.first, last: self.last }
+        Lifetime {
+            first: self.first,
+            last: self.last,
+        }
     }
 }
 
@@ -56,7 +59,10 @@ pub struct MinimallocRow {
 impl MinimallocRow {
     /// The inclusive lifetime `[lower, upper - 1]`.
     pub fn lifetime(&self) -> Lifetime {
-        Lifetime { first: self.lower, last: self.upper - 1 }
+        Lifetime {
+            first: self.lower,
+            last: self.upper - 1,
+        }
     }
 }
 
@@ -87,14 +93,26 @@ fn parse_rows<T: for<'de> Deserialize<'de>>(
     file: &str,
     header: &[&str],
 ) -> Result<Vec<(u64, T)>, FileError> {
-    let err = |line: Option<u64>, message: String| FileError { file: file.to_string(), line, message };
-    let mut rdr = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(text.as_bytes());
-    let got = rdr.headers().map_err(|e| err(Some(1), format!("cannot read the header: {e}")))?.clone();
+    let err = |line: Option<u64>, message: String| FileError {
+        file: file.to_string(),
+        line,
+        message,
+    };
+    let mut rdr = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let got = rdr
+        .headers()
+        .map_err(|e| err(Some(1), format!("cannot read the header: {e}")))?
+        .clone();
     for h in header {
         if !got.iter().any(|g| g == *h) {
             return Err(err(
                 Some(1),
-                format!("the header has no column `{h}` (expected `{}`)", header.join(",")),
+                format!(
+                    "the header has no column `{h}` (expected `{}`)",
+                    header.join(",")
+                ),
             ));
         }
     }
@@ -105,7 +123,9 @@ fn parse_rows<T: for<'de> Deserialize<'de>>(
             err(line, format!("malformed row: {}", csv_message(&e)))
         })?;
         let line = rec.position().map_or(0, |p| p.line());
-        let row: T = rec.deserialize(Some(&got)).map_err(|e| err(Some(line), field_message(&e, &got, &rec)))?;
+        let row: T = rec
+            .deserialize(Some(&got))
+            .map_err(|e| err(Some(line), field_message(&e, &got, &rec)))?;
         rows.push((line, row));
     }
     Ok(rows)
@@ -135,7 +155,9 @@ fn csv_message(e: &csv::Error) -> String {
             Some(f) => format!("field {}: {}", f + 1, err.kind()),
             None => err.kind().to_string(),
         },
-        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => {
             format!("{len} fields, expected {expected_len}")
         }
         _ => e.to_string(),
@@ -151,11 +173,18 @@ fn csv_message(e: &csv::Error) -> String {
 /// A [`FileError`] naming the file and line: a missing column, a malformed or non-integer
 /// field, `last < first`, or a name used twice (naming both lines).
 pub fn parse_executorch(text: &str, file: &str) -> Result<Vec<(u64, ExecutorchRow)>, FileError> {
-    let rows: Vec<(u64, ExecutorchRow)> =
-        parse_rows(text, file, &["name", "mem_id", "offset", "size", "first", "last"])?;
+    let rows: Vec<(u64, ExecutorchRow)> = parse_rows(
+        text,
+        file,
+        &["name", "mem_id", "offset", "size", "first", "last"],
+    )?;
     let mut seen = std::collections::HashMap::new();
     for (line, r) in &rows {
-        let e = |message: String| FileError { file: file.to_string(), line: Some(*line), message };
+        let e = |message: String| FileError {
+            file: file.to_string(),
+            line: Some(*line),
+            message,
+        };
         if r.last < r.first {
             return Err(e(format!(
                 "`{}` has an empty lifetime: last {} < first {}",
@@ -166,7 +195,10 @@ pub fn parse_executorch(text: &str, file: &str) -> Result<Vec<(u64, ExecutorchRo
             return Err(e("a row has an empty name".to_string()));
         }
         if let Some(prev) = seen.insert(r.name.as_str(), *line) {
-            return Err(e(format!("`{}` is named twice (first on line {prev})", r.name)));
+            return Err(e(format!(
+                "`{}` is named twice (first on line {prev})",
+                r.name
+            )));
         }
     }
     Ok(rows)
@@ -179,8 +211,11 @@ pub fn parse_executorch(text: &str, file: &str) -> Result<Vec<(u64, ExecutorchRo
 /// As [`parse_executorch`], and a [`FileError`] when the file cannot be read.
 pub fn read_executorch(path: &Path) -> Result<Vec<(u64, ExecutorchRow)>, FileError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| FileError { file: file.clone(), line: None, message: format!("cannot read: {e}") })?;
+    let text = std::fs::read_to_string(path).map_err(|e| FileError {
+        file: file.clone(),
+        line: None,
+        message: format!("cannot read: {e}"),
+    })?;
     parse_executorch(&text, &file)
 }
 
@@ -191,13 +226,17 @@ pub fn read_executorch(path: &Path) -> Result<Vec<(u64, ExecutorchRow)>, FileErr
 /// A [`FileError`] naming the file and line: a missing column, a malformed field, or
 /// `upper <= lower` (an empty lifetime).
 pub fn parse_minimalloc(text: &str, file: &str) -> Result<Vec<(u64, MinimallocRow)>, FileError> {
-    let rows: Vec<(u64, MinimallocRow)> = parse_rows(text, file, &["id", "lower", "upper", "size"])?;
+    let rows: Vec<(u64, MinimallocRow)> =
+        parse_rows(text, file, &["id", "lower", "upper", "size"])?;
     for (line, r) in &rows {
         if r.upper <= r.lower {
             return Err(FileError {
                 file: file.to_string(),
                 line: Some(*line),
-                message: format!("`{}` has an empty lifetime: upper {} <= lower {}", r.id, r.upper, r.lower),
+                message: format!(
+                    "`{}` has an empty lifetime: upper {} <= lower {}",
+                    r.id, r.upper, r.lower
+                ),
             });
         }
     }
@@ -211,8 +250,11 @@ pub fn parse_minimalloc(text: &str, file: &str) -> Result<Vec<(u64, MinimallocRo
 /// As [`parse_minimalloc`], and a [`FileError`] when the file cannot be read.
 pub fn read_minimalloc(path: &Path) -> Result<Vec<(u64, MinimallocRow)>, FileError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| FileError { file: file.clone(), line: None, message: format!("cannot read: {e}") })?;
+    let text = std::fs::read_to_string(path).map_err(|e| FileError {
+        file: file.clone(),
+        line: None,
+        message: format!("cannot read: {e}"),
+    })?;
     parse_minimalloc(&text, &file)
 }
 
@@ -224,7 +266,8 @@ mod tests {
 
     #[test]
     fn reads_rows_with_lines() {
-        let text = format!("{HEADER}x,1,0,602112,0,264,float32,1x3x224x224\nz,1,16,0,3,4,float32,0\n");
+        let text =
+            format!("{HEADER}x,1,0,602112,0,264,float32,1x3x224x224\nz,1,16,0,3,4,float32,0\n");
         let rows = parse_executorch(&text, "m.csv").unwrap();
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[0].0, 2);
@@ -238,7 +281,10 @@ mod tests {
         let text = format!("{HEADER}x,1,0,16,0,1,f,1\ny,1,0,sixteen,0,1,f,1\n");
         let e = parse_executorch(&text, "m.csv").unwrap_err();
         assert_eq!(e.line, Some(3));
-        assert_eq!(e.to_string(), "m.csv:3: column 4 (`size`): `sixteen` is not a whole number in range");
+        assert_eq!(
+            e.to_string(),
+            "m.csv:3: column 4 (`size`): `sixteen` is not a whole number in range"
+        );
     }
 
     #[test]
@@ -246,7 +292,11 @@ mod tests {
         let e = parse_executorch(&format!("{HEADER}x,1,0,16,5,4,f,1\n"), "m.csv").unwrap_err();
         assert_eq!(e.line, Some(2));
         assert!(e.message.contains("last 4 < first 5"));
-        let e = parse_executorch(&format!("{HEADER}x,1,0,16,0,1,f,1\nx,1,0,16,0,1,f,1\n"), "m.csv").unwrap_err();
+        let e = parse_executorch(
+            &format!("{HEADER}x,1,0,16,0,1,f,1\nx,1,0,16,0,1,f,1\n"),
+            "m.csv",
+        )
+        .unwrap_err();
         assert_eq!(e.line, Some(3));
         assert!(e.message.contains("first on line 2"));
     }

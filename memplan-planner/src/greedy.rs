@@ -44,7 +44,9 @@ impl Conflicts {
         let items = &instance.items;
         let n = items.len();
         assert!(u32::try_from(n).is_ok(), "more than u32::MAX items");
-        let mut by_first: Vec<u32> = (0..n as u32).filter(|&i| items[i as usize].size > 0).collect();
+        let mut by_first: Vec<u32> = (0..n as u32)
+            .filter(|&i| items[i as usize].size > 0)
+            .collect();
         by_first.sort_unstable_by_key(|&i| (items[i as usize].lifetime.first, i));
         // Every pair (i, j) with j starting no earlier than i and i still live at j's first
         // step is found once, when j is reached.
@@ -115,7 +117,8 @@ pub fn greedy_order(instance: &Instance) -> Vec<usize> {
 ///
 /// # Panics
 ///
-/// If `order` names an item that does not exist.
+/// If `order` names an item that does not exist, or the instance has more than
+/// `u32::MAX` items.
 pub fn first_fit(instance: &Instance, order: &[usize]) -> Result<Layout, SizeOverflow> {
     first_fit_with(instance, &Conflicts::new(instance), order)
 }
@@ -184,6 +187,10 @@ pub(crate) fn lowest_fit(item: &Item, taken: &[(u64, u64)]) -> Option<u64> {
 /// # Errors
 ///
 /// [`SizeOverflow`] when an offset plus a size overflows `u64`.
+///
+/// # Panics
+///
+/// If the instance has more than `u32::MAX` items.
 pub fn greedy(instance: &Instance) -> Result<Layout, SizeOverflow> {
     first_fit(instance, &greedy_order(instance))
 }
@@ -194,12 +201,19 @@ mod tests {
     use crate::problem::Lifetime;
 
     fn item(size: u64, align: u64, first: u32, last: u32) -> Item {
-        Item { size, align, lifetime: Lifetime::new(first, last).unwrap(), fixed: None }
+        Item {
+            size,
+            align,
+            lifetime: Lifetime::new(first, last).unwrap(),
+            fixed: None,
+        }
     }
 
     #[test]
     fn disjoint_lifetimes_share_offset_zero() {
-        let inst = Instance { items: vec![item(100, 1, 0, 1), item(50, 1, 2, 3)] };
+        let inst = Instance {
+            items: vec![item(100, 1, 0, 1), item(50, 1, 2, 3)],
+        };
         let l = greedy(&inst).unwrap();
         assert_eq!(l.offsets, vec![0, 0]);
         assert_eq!(l.bytes, 100);
@@ -207,7 +221,9 @@ mod tests {
 
     #[test]
     fn touching_lifetimes_conflict() {
-        let inst = Instance { items: vec![item(100, 1, 0, 1), item(50, 1, 1, 3)] };
+        let inst = Instance {
+            items: vec![item(100, 1, 0, 1), item(50, 1, 1, 3)],
+        };
         let l = greedy(&inst).unwrap();
         assert_eq!(l.offsets, vec![0, 100]);
         assert_eq!(l.bytes, 150);
@@ -216,7 +232,9 @@ mod tests {
     #[test]
     fn alignment_rounds_the_offset_up() {
         // 10 bytes at 0, then an 8-byte item aligned to 16 must go to 16, not 10.
-        let inst = Instance { items: vec![item(10, 1, 0, 0), item(8, 16, 0, 0)] };
+        let inst = Instance {
+            items: vec![item(10, 1, 0, 0), item(8, 16, 0, 0)],
+        };
         let l = greedy(&inst).unwrap();
         assert_eq!(l.offsets, vec![0, 16]);
         assert_eq!(l.bytes, 24);
@@ -227,7 +245,9 @@ mod tests {
         // Fixed 256 bytes at 512; a 512-byte item fits only in [0, 512).
         let mut p = item(256, 16, 0, 4);
         p.fixed = Some(512);
-        let inst = Instance { items: vec![p, item(512, 16, 0, 4)] };
+        let inst = Instance {
+            items: vec![p, item(512, 16, 0, 4)],
+        };
         let l = greedy(&inst).unwrap();
         assert_eq!(l.offsets, vec![512, 0]);
         assert_eq!(l.bytes, 768);
@@ -236,7 +256,13 @@ mod tests {
     #[test]
     fn order_is_size_then_length_then_first_then_index() {
         let inst = Instance {
-            items: vec![item(8, 1, 5, 5), item(16, 1, 0, 0), item(8, 1, 0, 3), item(8, 1, 2, 5), item(8, 1, 2, 5)],
+            items: vec![
+                item(8, 1, 5, 5),
+                item(16, 1, 0, 0),
+                item(8, 1, 0, 3),
+                item(8, 1, 2, 5),
+                item(8, 1, 2, 5),
+            ],
         };
         assert_eq!(greedy_order(&inst), vec![1, 2, 3, 4, 0]);
     }

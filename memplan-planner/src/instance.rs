@@ -1,5 +1,5 @@
 //! One region's packing problem: items with a size, an alignment, a lifetime and perhaps a
-//! fixed offset. Strategies turn an [`Instance`] into offsets; [`crate::plan`] builds the
+//! fixed offset. Strategies turn an [`Instance`] into offsets; [`crate::plan()`] builds the
 //! instances from a [`crate::Problem`] (in-place groups merged, regions chosen).
 
 use crate::problem::Lifetime;
@@ -119,7 +119,11 @@ pub fn aligned_lower_bound(instance: &Instance) -> AlignedBound {
     let mut starts: Vec<usize> = (0..items.len()).filter(|&i| items[i].size > 0).collect();
     starts.sort_by_key(|&i| (items[i].lifetime.first, i));
     let mut live: Vec<usize> = Vec::new();
-    let mut best = AlignedBound { bytes: 0, step: None, align: 1 };
+    let mut best = AlignedBound {
+        bytes: 0,
+        step: None,
+        align: 1,
+    };
     let mut best_bytes: u128 = 0;
     let mut k = 0;
     while k < starts.len() {
@@ -130,7 +134,11 @@ pub fn aligned_lower_bound(instance: &Instance) -> AlignedBound {
             live.push(starts[k]);
             k += 1;
         }
-        let g = live.iter().map(|&j| items[j].align.max(1)).min().unwrap_or(1) as u128;
+        let g = live
+            .iter()
+            .map(|&j| items[j].align.max(1))
+            .min()
+            .unwrap_or(1) as u128;
         let mut sum: u128 = 0;
         let mut waste: u128 = 0;
         for &j in &live {
@@ -141,7 +149,11 @@ pub fn aligned_lower_bound(instance: &Instance) -> AlignedBound {
         }
         if sum - waste > best_bytes {
             best_bytes = sum - waste;
-            best = AlignedBound { bytes: best_bytes.min(u64::MAX as u128) as u64, step: Some(step), align: g as u64 };
+            best = AlignedBound {
+                bytes: best_bytes.min(u64::MAX as u128) as u64,
+                step: Some(step),
+                align: g as u64,
+            };
         }
     }
     best
@@ -166,7 +178,12 @@ pub fn live_at(instance: &Instance, step: crate::Step) -> Vec<usize> {
             l.first <= step && step <= l.last
         })
         .collect();
-    v.sort_by(|&a, &b| instance.items[b].size.cmp(&instance.items[a].size).then(a.cmp(&b)));
+    v.sort_by(|&a, &b| {
+        instance.items[b]
+            .size
+            .cmp(&instance.items[a].size)
+            .then(a.cmp(&b))
+    });
     v
 }
 
@@ -176,12 +193,24 @@ mod tests {
     use crate::problem::Lifetime;
 
     fn item(size: u64, align: u64, first: u32, last: u32) -> Item {
-        Item { size, align, lifetime: Lifetime { first, last }, fixed: None }
+        Item {
+            size,
+            align,
+            lifetime: Lifetime { first, last },
+            fixed: None,
+        }
     }
 
     #[test]
     fn lower_bound_sums_the_bytes_live_at_the_peak() {
-        let inst = Instance { items: vec![item(10, 1, 0, 1), item(20, 1, 1, 2), item(30, 1, 2, 3), item(0, 1, 0, 3)] };
+        let inst = Instance {
+            items: vec![
+                item(10, 1, 0, 1),
+                item(20, 1, 1, 2),
+                item(30, 1, 2, 3),
+                item(0, 1, 0, 3),
+            ],
+        };
         assert_eq!(lower_bound(&inst), (50, Some(2)));
         assert_eq!(lower_bound(&Instance::default()), (0, None));
     }
@@ -189,14 +218,27 @@ mod tests {
     #[test]
     fn aligned_lower_bound_counts_padding_between_items() {
         // BL-02: twenty 10-byte items at alignment 4, all live at step 0: 19 * 12 + 10.
-        let inst = Instance { items: (0..20).map(|_| item(10, 4, 0, 0)).collect() };
+        let inst = Instance {
+            items: (0..20).map(|_| item(10, 4, 0, 0)).collect(),
+        };
         assert_eq!(lower_bound(&inst).0, 200);
-        assert_eq!(aligned_lower_bound(&inst), AlignedBound { bytes: 238, step: Some(0), align: 4 });
+        assert_eq!(
+            aligned_lower_bound(&inst),
+            AlignedBound {
+                bytes: 238,
+                step: Some(0),
+                align: 4
+            }
+        );
         // Sizes that are multiples of the alignment: the same as the plain bound.
-        let inst = Instance { items: vec![item(16, 16, 0, 1), item(32, 16, 1, 2), item(48, 16, 3, 3)] };
+        let inst = Instance {
+            items: vec![item(16, 16, 0, 1), item(32, 16, 1, 2), item(48, 16, 3, 3)],
+        };
         assert_eq!(aligned_lower_bound(&inst).bytes, lower_bound(&inst).0);
         // The smallest alignment live decides: 10 (align 1) + 10 (align 4) = 20, not 22.
-        let inst = Instance { items: vec![item(10, 1, 0, 0), item(10, 4, 0, 0)] };
+        let inst = Instance {
+            items: vec![item(10, 1, 0, 0), item(10, 4, 0, 0)],
+        };
         assert_eq!(aligned_lower_bound(&inst).bytes, 20);
     }
 }

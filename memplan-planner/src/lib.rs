@@ -36,6 +36,8 @@ pub mod validate;
 pub use error::{Overflow, PlanError};
 pub use instance::{Instance, Item, Layout, lower_bound};
 pub use plan::{Placed, Plan, RegionPlan, plan};
-pub use problem::{Buffer, DEFAULT_REGION_ALIGN, Lifetime, MAX_ALIGN, Placement, Problem, Region, Step};
+pub use problem::{
+    Buffer, DEFAULT_REGION_ALIGN, Lifetime, MAX_ALIGN, Placement, Problem, Region, Step,
+};
 pub use strategy::{Outcome, Strategy};
 pub use validate::{Violation, validate};

@@ -1,67 +1,88 @@
 //! An exact search for the fewest bytes, after MiniMalloc (Moffitt, ASPLOS 2023), with a
 //! budget counted in search nodes.
 //!
-//! # The search
+//! # The decision search
 //!
-//! The question the search answers is a decision: "is there a layout within `C` bytes?".
-//! It is a depth-first branch and bound over *canonical* layouts only:
+//! The search answers "is there a layout within `C` bytes?" by a depth-first branch and
+//! bound over *canonical* layouts only. Pinned items (`Item::fixed`) are obstacles placed
+//! before the search starts; zero-size items take offset 0 and play no part; every other
+//! item is *movable*.
 //!
 //! - **Lower blocks first.** A layout is canonical when no movable item can be moved to a
 //!   lower valid offset. Every layout can be made canonical without growing (move items
-//!   down until none can move), so searching canonical layouts loses nothing. In a
+//!   down while one can move), so searching canonical layouts only loses nothing. In a
 //!   canonical layout, take the movable items in order of offset (ties by a fixed
-//!   preorder): each one sits at the lowest aligned offset above every item before it in
-//!   that order whose lifetime it shares, clear of the pinned items. So the search places
-//!   items in that order, each at exactly that offset: a node chooses *which* item comes
-//!   next, never where it goes. The next item's offset may not be below the previous one's
-//!   (nor equal with a smaller preorder), and no item may go at or above the top of another
-//!   unplaced item's lowest position, since that item could then move down (dominance).
+//!   preorder): each sits at the lowest offset, a multiple of its alignment, that is above
+//!   every earlier item whose lifetime it shares and clear of the pinned items it shares a
+//!   step with. So a node of the search chooses *which* item comes next, never where it
+//!   goes: the next item goes at its lowest offset, which may not be below the previous
+//!   item's (nor equal to it with a smaller preorder). Candidates are tried in order of
+//!   offset, then preorder.
+//! - **Dominance.** No item may go at or above the top of another unplaced item's lowest
+//!   position: that item would sit below it and could move down.
 //! - **Sections.** Time is cut into sections, the steps between two consecutive points
-//!   where some item starts or ends, so the set of live items is constant inside each. In
-//!   a section, the unplaced items all go at or above the lowest offset any of them can
-//!   take, and at or above the offset of the item just placed, and they need their sizes
-//!   summed: when that sum does not fit under `C`, the node is pruned.
+//!   where some item starts or ends; the set of live items is constant inside each. The
+//!   unplaced items of a section all go at or above the lowest offset any of them can take,
+//!   and at or above the offset of the item just placed, and need their summed sizes above
+//!   that: a node where that does not fit under `C` is pruned, as is one where some item's
+//!   lowest position no longer fits.
 //! - **Cut lines.** When no unplaced item is live across a section boundary, the items on
-//!   each side no longer interact: the problem splits there, and each side is solved on its
-//!   own (a failure on one side fails the node, without trying other layouts of the sides
-//!   already solved). The instance is split the same way before the search starts, and a
-//!   part whose starting plan already fits in `C` is not searched at all.
+//!   either side no longer interact: the node splits there and each side is solved on its
+//!   own, in time order, each with a canonical order of its own (a failure on one side fails
+//!   the node, without trying other layouts of the sides already solved). The instance is
+//!   split the same way before the search starts, and a part whose starting plan already
+//!   fits in `C` is not searched at all.
+//! - **Symmetries and repeats.** Items identical in lifetime, size and alignment are placed
+//!   in preorder only (any layout can swap them). When an item that no unplaced item shares
+//!   a step with fails, the later candidates of its node are not tried (MiniMalloc's
+//!   "hatless" pruning: that item keeps its offset in every completion, so it would come
+//!   first). A node's state is its unplaced items with their lowest offsets; states proven
+//!   to fail are remembered under a 128-bit key (at most 2^20 per search), and a node that
+//!   meets one again, with no more candidates than before, fails at once.
 //!
 //! Each node (one item placed) costs one unit of the budget; when the budget runs out the
-//! search stops and keeps what it has. The result never depends on the machine's speed.
+//! search stops. The result never depends on the machine's speed or load.
 //!
 //! # The driver
 //!
 //! [`optimal`] starts from [`crate::best_of::best_of`]'s plan (bytes `U`) and the lower
-//! bound `L` (the most bytes live at one step, and the highest end of a pinned item). If
-//! `U = L` it is done. Otherwise it asks the decision question for a sequence of
-//! capacities, each with a share of the budget, keeping the best layout found:
+//! bound `L`: the largest of the most bytes live at one step, the alignment-aware bound
+//! ([`crate::instance::aligned_lower_bound`]) and the highest end of a pinned item. If `U = L` it is done. Otherwise it asks the decision question for a sequence
+//! of capacities, each with a share of the budget, keeping the best layout found:
 //!
-//! 1. `C = L`, with up to half the budget. A layout found there is optimal. A search that
-//!    ends without one proves `L` is out of reach, and `L + 1` becomes the bound.
-//! 2. Then a bisection between the bound and the best layout so far: `C` halfway. A layout
-//!    found lowers the upper end to its own bytes; a proof of infeasibility raises the bound
-//!    to `C + 1`; a search that runs out of its share (a quarter of what is left, at least
-//!    one node per item) gives up on everything below `C + 1` without a proof.
+//! 1. `C = L`, with half the budget. A layout found there is optimal. A search that ends
+//!    without one proves `L` is out of reach, and `L + 1` becomes the proven bound.
+//! 2. Then a bisection between the lowest capacity not given up on and the best layout so
+//!    far: `C` halfway. A layout found lowers the upper end to its own bytes; a search that
+//!    ends without one proves the bound `C + 1`; a search that runs out of its share (a
+//!    quarter of what is left, at least one node per item) gives up below `C + 1` without a
+//!    proof. It stops when the two ends meet or the budget is spent.
 //!
 //! The layout is proven optimal when its bytes equal the proven bound.
 //!
-//! Each decision search runs the preorders of [`PREORDERS`] in a round robin with a node
-//! limit per try that starts at twice the number of items and doubles (as MiniMalloc does):
-//! some instances are easy under one preorder and hard under another.
+//! Each decision search runs the preorders of [`PREORDERS`] in turn, with a node limit per
+//! run that starts at twice the number of items and doubles after each round (as MiniMalloc
+//! does): some instances are easy under one preorder and hard under another.
 //!
 //! # Determinism
 //!
 //! Everything above is a function of the instance and the budget alone: candidates are
-//! tried in order of offset, then preorder (a total order ending on the item index), and
-//! no decision looks at the clock.
+//! tried in a total order (offset, then a preorder that ends on the item index), the
+//! remembered states are looked up, never iterated, and no decision looks at the clock.
+//!
+//! # Cost
+//!
+//! A node costs about `O(n + d + s·l)` for `n` items in its part, `d` items sharing a step
+//! with the placed one, and `s` sections touched of at most `l` live items each: 1 to 10 µs
+//! on the 170- to 409-item MiniMalloc instances (release build). Memory: `O(n + P + S·L)`
+//! plus up to about 48 bytes per remembered failed state.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::best_of::{Timeline, best_of_with};
 use crate::greedy::Conflicts;
-use crate::instance::{Instance, Layout, SizeOverflow, align_up, lower_bound};
+use crate::instance::{Instance, Layout, SizeOverflow, align_up, aligned_lower_bound, lower_bound};
 
 /// What [`optimal`] found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -194,7 +215,13 @@ struct Search {
     obs: Vec<(u64, u64)>,
     /// Locals live in each section, compressed rows.
     sec_start: Vec<usize>,
+    /// Locals live in each section; the first `sec_len[s]` of section `s` are the unplaced
+    /// ones (dynamic order).
     sec_items: Vec<u32>,
+    /// `pos_start[u] + (s - span[u].0)` indexes `pos`: where local `u` sits in section `s`'s
+    /// list.
+    pos_start: Vec<usize>,
+    pos: Vec<usize>,
     /// Bytes of locals live in each section.
     total: Vec<u64>,
     /// Lifetime length in steps.
@@ -215,7 +242,11 @@ struct Search {
     /// the preorder, or `u32::MAX`.
     twin_prev: Vec<u32>,
     // Dynamic state.
+    /// Unplaced locals in each section (a prefix of its list in `sec_items`).
+    sec_len: Vec<usize>,
     off: Vec<u64>,
+    /// `zobrist(u, min_off[u])`, kept up to date.
+    zkey: Vec<u128>,
     min_off: Vec<u64>,
     floor: Vec<u64>,
     rem: Vec<u64>,
@@ -239,14 +270,17 @@ struct Search {
 impl Search {
     fn new(instance: &Instance, conflicts: &Conflicts) -> Search {
         let items = &instance.items;
-        let item_of: Vec<usize> =
-            (0..items.len()).filter(|&i| items[i].size > 0 && items[i].fixed.is_none()).collect();
+        let item_of: Vec<usize> = (0..items.len())
+            .filter(|&i| items[i].size > 0 && items[i].fixed.is_none())
+            .collect();
         let m = item_of.len();
         let mut local = vec![u32::MAX; items.len()];
         for (u, &i) in item_of.iter().enumerate() {
             local[i] = u as u32;
         }
-        let sub = Instance { items: item_of.iter().map(|&i| items[i]).collect() };
+        let sub = Instance {
+            items: item_of.iter().map(|&i| items[i]).collect(),
+        };
         let timeline = Timeline::new(&sub);
         let s = timeline.sections();
         let span = timeline.span.clone();
@@ -292,6 +326,19 @@ impl Search {
                 fill[k as usize] += 1;
             }
         }
+        let mut pos_start = Vec::with_capacity(m + 1);
+        let mut pos = Vec::new();
+        for &(lo, hi) in &span {
+            pos_start.push(pos.len());
+            pos.extend((lo..hi).map(|_| 0usize));
+        }
+        pos_start.push(pos.len());
+        for s in 0..s {
+            for (k, &u) in sec_items[sec_start[s]..sec_start[s + 1]].iter().enumerate() {
+                let u = u as usize;
+                pos[pos_start[u] + (s - span[u].0 as usize)] = sec_start[s] + k;
+            }
+        }
         let total = timeline.live_bytes(&sub);
         let mut cut0 = vec![0u32; s.saturating_sub(1)];
         for &(lo, hi) in &span {
@@ -311,7 +358,11 @@ impl Search {
             let hi = list.iter().map(|&u| span[u as usize].1).max().unwrap_or(0);
             let start = static_items.len();
             static_items.extend_from_slice(&list);
-            static_parts.push(Part { items: (start, static_items.len()), lo, hi });
+            static_parts.push(Part {
+                items: (start, static_items.len()),
+                lo,
+                hi,
+            });
         }
         let mut part_of = vec![0u32; m];
         for (p, part) in static_parts.iter().enumerate() {
@@ -330,6 +381,9 @@ impl Search {
             obs,
             sec_start,
             sec_items,
+            pos_start,
+            pos,
+            sec_len: Vec::new(),
             total,
             width,
             cut0,
@@ -337,10 +391,15 @@ impl Search {
             static_parts,
             static_items,
             part_of,
-            life: sub.items.iter().map(|it| (it.lifetime.first, it.lifetime.last)).collect(),
+            life: sub
+                .items
+                .iter()
+                .map(|it| (it.lifetime.first, it.lifetime.last))
+                .collect(),
             pre: (0..m as u32).collect(),
             twin_prev: vec![u32::MAX; m],
             off: vec![UNPLACED; m],
+            zkey: vec![0; m],
             min_off: vec![0; m],
             floor: vec![0; s],
             rem: vec![0; s],
@@ -366,7 +425,9 @@ impl Search {
     /// item it conflicts with; saturates at `u64::MAX` (never within a capacity).
     fn lowest(&self, u: usize, floor: u64) -> u64 {
         let (size, align) = (self.size[u], self.align[u]);
-        let Some(mut x) = align_up(floor, align) else { return u64::MAX };
+        let Some(mut x) = align_up(floor, align) else {
+            return u64::MAX;
+        };
         for &(o, e) in &self.obs[self.obs_start[u]..self.obs_start[u + 1]] {
             if e <= x {
                 continue;
@@ -388,7 +449,11 @@ impl Search {
         let t: Vec<u64> = (0..m)
             .map(|u| {
                 let (lo, hi) = self.span[u];
-                self.total[lo as usize..hi as usize].iter().copied().max().unwrap_or(0)
+                self.total[lo as usize..hi as usize]
+                    .iter()
+                    .copied()
+                    .max()
+                    .unwrap_or(0)
             })
             .collect();
         let key = |u: usize, c: char| -> u128 {
@@ -419,7 +484,9 @@ impl Search {
         self.twin_prev.iter_mut().for_each(|t| *t = u32::MAX);
         for w in by_key.windows(2) {
             let (a, b) = (w[0], w[1]);
-            if (self.life[a], self.size[a], self.align[a]) == (self.life[b], self.size[b], self.align[b]) {
+            if (self.life[a], self.size[a], self.align[a])
+                == (self.life[b], self.size[b], self.align[b])
+            {
                 self.twin_prev[b] = a as u32;
             }
         }
@@ -428,8 +495,15 @@ impl Search {
     fn reset(&mut self) {
         self.off.iter_mut().for_each(|o| *o = UNPLACED);
         self.min_off.clone_from(&self.base_min);
+        self.zkey = self
+            .min_off
+            .iter()
+            .enumerate()
+            .map(|(u, &m)| zobrist(u, m))
+            .collect();
         self.rem.clone_from(&self.total);
         self.cut.clone_from(&self.cut0);
+        self.sec_len = self.sec_start.windows(2).map(|w| w[1] - w[0]).collect();
         for s in 0..self.rem.len() {
             self.floor[s] = self.section_floor(s);
         }
@@ -442,12 +516,36 @@ impl Search {
 
     /// The lowest offset any unplaced local of section `s` can take (`u64::MAX` if none).
     fn section_floor(&self, s: usize) -> u64 {
-        self.sec_items[self.sec_start[s]..self.sec_start[s + 1]]
+        let start = self.sec_start[s];
+        self.sec_items[start..start + self.sec_len[s]]
             .iter()
-            .filter(|&&u| self.off[u as usize] == UNPLACED)
             .map(|&u| self.min_off[u as usize])
             .min()
             .unwrap_or(u64::MAX)
+    }
+
+    /// Moves local `u` out of the unplaced prefix of each of its sections.
+    fn remove_from_sections(&mut self, u: usize) {
+        let (lo, hi) = self.span[u];
+        for s in lo as usize..hi as usize {
+            let last = self.sec_start[s] + self.sec_len[s] - 1;
+            let at = self.pos[self.pos_start[u] + (s - lo as usize)];
+            let w = self.sec_items[last] as usize;
+            self.sec_items.swap(at, last);
+            self.pos[self.pos_start[w] + (s - self.span[w].0 as usize)] = at;
+            self.pos[self.pos_start[u] + (s - lo as usize)] = last;
+            self.sec_len[s] -= 1;
+        }
+    }
+
+    /// Undoes [`Search::remove_from_sections`] (the last removal first).
+    fn restore_to_sections(&mut self, u: usize) {
+        // `u` sits just past the prefix of each of its sections: growing the prefix by one
+        // takes it back in (the order inside the prefix does not matter).
+        let (lo, hi) = self.span[u];
+        for s in lo as usize..hi as usize {
+            self.sec_len[s] += 1;
+        }
     }
 
     fn mark_affected(&mut self, lo: u32, hi: u32) {
@@ -471,6 +569,7 @@ impl Search {
         let top = x.saturating_add(self.size[b]);
         self.off[b] = x;
         self.log.push(Undo::Place(b as u32));
+        self.remove_from_sections(b);
         let (lo, hi) = self.span[b];
         for s in lo..hi {
             self.rem[s as usize] -= self.size[b];
@@ -496,12 +595,14 @@ impl Search {
                 self.log.push(Undo::MinOff(u as u32, old));
                 let m = self.lowest(u, top);
                 self.min_off[u] = m;
+                self.zkey[u] = zobrist(u, m);
                 if m.saturating_add(self.size[u]) > cap {
                     return Err(false);
                 }
-                // Only sections whose floor was `u`'s old offset can rise.
+                // Only sections whose floor was `u`'s old offset can rise; those of `b`
+                // are marked already.
                 let (ulo, uhi) = self.span[u];
-                for s in ulo..uhi {
+                for s in (ulo..lo.max(ulo)).chain(hi.min(uhi)..uhi) {
                     if self.floor[s as usize] == old && self.stamp[s as usize] != self.generation {
                         self.stamp[s as usize] = self.generation;
                         self.affected.push(s);
@@ -532,6 +633,7 @@ impl Search {
                 Some(Undo::Place(b)) => {
                     let b = b as usize;
                     self.off[b] = UNPLACED;
+                    self.restore_to_sections(b);
                     let (lo, hi) = self.span[b];
                     for s in lo..hi {
                         self.rem[s as usize] += self.size[b];
@@ -540,7 +642,10 @@ impl Search {
                         self.cut[k as usize] += 1;
                     }
                 }
-                Some(Undo::MinOff(u, v)) => self.min_off[u as usize] = v,
+                Some(Undo::MinOff(u, v)) => {
+                    self.min_off[u as usize] = v;
+                    self.zkey[u as usize] = zobrist(u as usize, v);
+                }
                 Some(Undo::Floor(s, v)) => self.floor[s as usize] = v,
                 None => {}
             }
@@ -571,7 +676,7 @@ impl Search {
                 continue;
             }
             any = true;
-            key ^= zobrist(u, self.min_off[u]);
+            key ^= self.zkey[u];
             let h = self.min_off[u].saturating_add(self.size[u]);
             if h > cap {
                 dead = true;
@@ -583,17 +688,19 @@ impl Search {
             return None;
         }
         self.last_key = key;
-        if !dead {
-            if let Some(&at) = self.failed.get(&key) {
-                // The same unplaced items at the same lowest offsets failed before with
-                // at most these candidates.
-                dead = at <= (o, pre);
-            }
+        if !dead && let Some(&at) = self.failed.get(&key) {
+            // The same unplaced items at the same lowest offsets failed before with at
+            // least these candidates.
+            dead = at <= (o, pre);
         }
         // Every later item goes at or above the next one's offset `x`, so each section
         // needs `x` plus its unplaced bytes to fit: `x <= cap - (most bytes unplaced in a
         // section)`. With dominance, `x < min_height`.
-        let most = self.rem[part.lo as usize..part.hi as usize].iter().copied().max().unwrap_or(0);
+        let most = self.rem[part.lo as usize..part.hi as usize]
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0);
         if !dead && most <= cap {
             let limit = (cap - most).min(min_height - 1);
             for k in part.items.0..part.items.1 {
@@ -611,7 +718,8 @@ impl Search {
                 }
             }
             let (min_off, preorder) = (&self.min_off, &self.pre);
-            self.cands[start..].sort_unstable_by_key(|&u| (min_off[u as usize], preorder[u as usize]));
+            self.cands[start..]
+                .sort_unstable_by_key(|&u| (min_off[u as usize], preorder[u as usize]));
         }
         Some((start, self.cands.len()))
     }
@@ -622,8 +730,13 @@ impl Search {
         self.parts.clear();
         self.part_items.clear();
         self.cands.clear();
-        self.part_items.extend_from_slice(&self.static_items[root.items.0..root.items.1]);
-        self.parts.push(Part { items: (0, self.part_items.len()), lo: root.lo, hi: root.hi });
+        self.part_items
+            .extend_from_slice(&self.static_items[root.items.0..root.items.1]);
+        self.parts.push(Part {
+            items: (0, self.part_items.len()),
+            lo: root.lo,
+            hi: root.hi,
+        });
         let root_part = self.parts[0];
         if !self.check(&root_part, 0, cap) {
             return Status::Infeasible;
@@ -632,7 +745,16 @@ impl Search {
             return Status::Found;
         };
         let mark = self.log.len();
-        self.frames.push(Frame::Search(SearchFrame { part: 0, o: 0, pre: 0, cands, next: cands.0, mark, hatless: false, key: self.last_key }));
+        self.frames.push(Frame::Search(SearchFrame {
+            part: 0,
+            o: 0,
+            pre: 0,
+            cands,
+            next: cands.0,
+            mark,
+            hatless: false,
+            key: self.last_key,
+        }));
         let mut ret: Option<Status> = None;
         while let Some(&frame) = self.frames.last() {
             let top = self.frames.len() - 1;
@@ -799,7 +921,11 @@ impl Search {
                     }
                 }
                 if self.part_items.len() > start {
-                    self.parts.push(Part { items: (start, self.part_items.len()), lo: w[0], hi: w[1] });
+                    self.parts.push(Part {
+                        items: (start, self.part_items.len()),
+                        lo: w[0],
+                        hi: w[1],
+                    });
                 }
             }
             let count = self.parts.len() - first_part;
@@ -807,7 +933,10 @@ impl Search {
                 return None;
             }
             if count >= 2 {
-                return Some(Frame::Split(SplitFrame { parts: (first_part, self.parts.len()), next: first_part }));
+                return Some(Frame::Split(SplitFrame {
+                    parts: (first_part, self.parts.len()),
+                    next: first_part,
+                }));
             }
             // One side only: go on with the part as it is.
             let first = self.parts[first_part].items.0;
@@ -816,7 +945,16 @@ impl Search {
         }
         let cands = self.candidates(part, x, pre, cap)?;
         let mark = self.log.len();
-        Some(Frame::Search(SearchFrame { part: pi, o: x, pre, cands, next: cands.0, mark, hatless: false, key: self.last_key }))
+        Some(Frame::Search(SearchFrame {
+            part: pi,
+            o: x,
+            pre,
+            cands,
+            next: cands.0,
+            mark,
+            hatless: false,
+            key: self.last_key,
+        }))
     }
 
     /// The decision: is there a layout of every part within `cap` bytes, given the current
@@ -862,15 +1000,26 @@ impl Search {
     }
 }
 
-/// The exact search under a budget of `nodes` search nodes (see the module documentation).
+/// The exact search under a budget of `nodes` search nodes (see the module documentation):
+/// [`crate::best_of::best_of`]'s layout improved as far as the budget allows.
+///
+/// The result never uses more bytes than `best_of`'s, respects every item's alignment and
+/// pinned offset, and is reported proven optimal when its bytes equal a proven lower bound.
+/// `nodes = 0` returns `best_of`'s layout.
 ///
 /// # Errors
 ///
-/// [`SizeOverflow`] when an offset plus a size overflows `u64` (in the starting plan).
+/// [`SizeOverflow`] when an offset plus a size overflows `u64`.
+///
+/// # Panics
+///
+/// If the instance has more than `u32::MAX` items.
 pub fn optimal(instance: &Instance, nodes: u64) -> Result<OptimalOutcome, SizeOverflow> {
     let conflicts = Conflicts::new(instance);
     let start = best_of_with(instance, &conflicts)?.layout;
-    let mut bound = lower_bound(instance).0;
+    let mut bound = lower_bound(instance)
+        .0
+        .max(aligned_lower_bound(instance).bytes);
     for (i, it) in instance.items.iter().enumerate() {
         if let (Some(f), true) = (it.fixed, it.size > 0) {
             bound = bound.max(f.checked_add(it.size).ok_or(SizeOverflow { item: i })?);
@@ -878,7 +1027,12 @@ pub fn optimal(instance: &Instance, nodes: u64) -> Result<OptimalOutcome, SizeOv
     }
     let mut best = start;
     if best.bytes <= bound || nodes == 0 {
-        return Ok(OptimalOutcome { proven_optimal: best.bytes <= bound, lower_bound: bound, layout: best, nodes: 0 });
+        return Ok(OptimalOutcome {
+            proven_optimal: best.bytes <= bound,
+            lower_bound: bound,
+            layout: best,
+            nodes: 0,
+        });
     }
     let mut search = Search::new(instance, &conflicts);
     let mut left = nodes;
@@ -890,7 +1044,10 @@ pub fn optimal(instance: &Instance, nodes: u64) -> Result<OptimalOutcome, SizeOv
         let (cap, share) = if first {
             (bound, left.div_ceil(2))
         } else {
-            (floor + (best.bytes - 1 - floor) / 2, (left / 4).max(search.size.len() as u64).min(left))
+            (
+                floor + (best.bytes - 1 - floor) / 2,
+                (left / 4).max(search.size.len() as u64).min(left),
+            )
         };
         let heights = part_heights(&search, &best);
         let before = search.nodes_used;
@@ -919,7 +1076,12 @@ pub fn optimal(instance: &Instance, nodes: u64) -> Result<OptimalOutcome, SizeOv
         }
         first = false;
     }
-    Ok(OptimalOutcome { proven_optimal: best.bytes <= bound, lower_bound: bound, layout: best, nodes: used })
+    Ok(OptimalOutcome {
+        proven_optimal: best.bytes <= bound,
+        lower_bound: bound,
+        layout: best,
+        nodes: used,
+    })
 }
 
 /// The bytes each static part of the search uses in `layout`.

@@ -69,14 +69,20 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
     let nr = problem.regions.len();
     for (r, reg) in problem.regions.iter().enumerate() {
         if !valid_align(reg.align) {
-            errors.push(PlanError::RegionAlign { region: r, align: reg.align });
+            errors.push(PlanError::RegionAlign {
+                region: r,
+                align: reg.align,
+            });
         }
     }
     for (i, b) in problem.buffers.iter().enumerate() {
         if let Some(a) = b.align
             && !valid_align(a)
         {
-            errors.push(PlanError::BufferAlign { buffer: i, align: a });
+            errors.push(PlanError::BufferAlign {
+                buffer: i,
+                align: a,
+            });
         }
         if let Placement::In(r) = b.placement
             && r >= nr
@@ -121,7 +127,10 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
                 if b.pin.is_some() {
                     errors.push(PlanError::PinWithoutRegion { buffer: g.root });
                 } else if problem.regions.iter().all(|reg| g.size > reg.capacity) {
-                    errors.push(PlanError::LargerThanEveryRegion { buffer: g.root, size: g.size });
+                    errors.push(PlanError::LargerThanEveryRegion {
+                        buffer: g.root,
+                        size: g.size,
+                    });
                 }
             }
         }
@@ -149,17 +158,27 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
         }
         region_of[gi] = chosen;
         if chosen.is_none() {
-            errors.push(PlanError::FitsNoRegion { buffer: groups[gi].root, size: groups[gi].size });
+            errors.push(PlanError::FitsNoRegion {
+                buffer: groups[gi].root,
+                size: groups[gi].size,
+            });
         }
     }
     if !errors.is_empty() {
         return Err(errors);
     }
 
-    let mut buffers = vec![Placed { region: 0, offset: 0 }; problem.buffers.len()];
+    let mut buffers = vec![
+        Placed {
+            region: 0,
+            offset: 0
+        };
+        problem.buffers.len()
+    ];
     let mut regions = Vec::with_capacity(nr);
     for r in 0..nr {
-        let (members, out, instance) = match pack_region(problem, &groups, &region_of, r, strategy) {
+        let (members, out, instance) = match pack_region(problem, &groups, &region_of, r, strategy)
+        {
             Ok(x) => x,
             Err(e) => {
                 errors.push(e);
@@ -192,7 +211,10 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
         for (k, &gi) in members.iter().enumerate() {
             align = align.max(groups[gi].align);
             for &m in &groups[gi].members {
-                buffers[m] = Placed { region: r, offset: out.layout.offsets[k] };
+                buffers[m] = Placed {
+                    region: r,
+                    offset: out.layout.offsets[k],
+                };
             }
         }
         regions.push(RegionPlan {
@@ -204,7 +226,15 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
             proven_optimal: out.proven_optimal,
         });
     }
-    if errors.is_empty() { Ok(Plan { strategy, buffers, regions }) } else { Err(errors) }
+    if errors.is_empty() {
+        Ok(Plan {
+            strategy,
+            buffers,
+            regions,
+        })
+    } else {
+        Err(errors)
+    }
 }
 
 /// Packs region `r`: returns the groups in it (in group order), the outcome and the
@@ -216,7 +246,9 @@ fn pack_region(
     r: usize,
     strategy: Strategy,
 ) -> Result<(Vec<usize>, crate::strategy::Outcome, Instance), PlanError> {
-    let members: Vec<usize> = (0..groups.len()).filter(|&g| region_of[g] == Some(r)).collect();
+    let members: Vec<usize> = (0..groups.len())
+        .filter(|&g| region_of[g] == Some(r))
+        .collect();
     let instance = Instance {
         items: members
             .iter()
@@ -265,7 +297,12 @@ fn build_groups(problem: &Problem, errors: &mut Vec<PlanError>) -> Vec<Group> {
         }
         let s = &problem.buffers[src];
         if b.size > s.size {
-            errors.push(PlanError::InPlaceLarger { buffer: i, source: src, size: b.size, source_size: s.size });
+            errors.push(PlanError::InPlaceLarger {
+                buffer: i,
+                source: src,
+                size: b.size,
+                source_size: s.size,
+            });
         }
         if s.lifetime.last > b.lifetime.first {
             errors.push(PlanError::InPlaceSourceLive {
@@ -278,10 +315,14 @@ fn build_groups(problem: &Problem, errors: &mut Vec<PlanError>) -> Vec<Group> {
         if b.pin.is_some() {
             errors.push(PlanError::InPlacePinned { buffer: i });
         }
-        if let (Placement::In(x), Placement::In(y)) = (b.placement, problem.buffers[root[i]].placement)
+        if let (Placement::In(x), Placement::In(y)) =
+            (b.placement, problem.buffers[root[i]].placement)
             && x != y
         {
-            errors.push(PlanError::InPlaceRegion { buffer: i, source: src });
+            errors.push(PlanError::InPlaceRegion {
+                buffer: i,
+                source: src,
+            });
         }
     }
     let mut groups: Vec<Group> = Vec::new();
@@ -293,7 +334,13 @@ fn build_groups(problem: &Problem, errors: &mut Vec<PlanError>) -> Vec<Group> {
         if group_of_root[r] == usize::MAX {
             group_of_root[r] = groups.len();
             let rb = &problem.buffers[r];
-            groups.push(Group { root: r, members: Vec::new(), size: rb.size, align: 1, lifetime: rb.lifetime });
+            groups.push(Group {
+                root: r,
+                members: Vec::new(),
+                size: rb.size,
+                align: 1,
+                lifetime: rb.lifetime,
+            });
         }
         let g = &mut groups[group_of_root[r]];
         g.members.push(i);
@@ -313,7 +360,12 @@ fn build_groups(problem: &Problem, errors: &mut Vec<PlanError>) -> Vec<Group> {
             let ma = match (b.align, region) {
                 (Some(x), _) => x,
                 (None, Some(r)) => problem.regions.get(r).map_or(1, |reg| reg.align),
-                (None, None) => problem.regions.iter().map(|reg| reg.align).max().unwrap_or(1),
+                (None, None) => problem
+                    .regions
+                    .iter()
+                    .map(|reg| reg.align)
+                    .max()
+                    .unwrap_or(1),
             };
             a = a.max(ma);
         }
@@ -324,18 +376,36 @@ fn build_groups(problem: &Problem, errors: &mut Vec<PlanError>) -> Vec<Group> {
 
 fn check_pin(problem: &Problem, g: &Group, r: usize, pin: u64, errors: &mut Vec<PlanError>) {
     if !pin.is_multiple_of(g.align) {
-        errors.push(PlanError::PinMisaligned { buffer: g.root, offset: pin, align: g.align });
+        errors.push(PlanError::PinMisaligned {
+            buffer: g.root,
+            offset: pin,
+            align: g.align,
+        });
     }
     let cap = problem.regions[r].capacity;
     let fits = pin <= cap && g.size <= cap - pin;
     if !fits {
-        errors.push(PlanError::PinOutOfBounds { buffer: g.root, offset: pin, size: g.size, capacity: cap });
+        errors.push(PlanError::PinOutOfBounds {
+            buffer: g.root,
+            offset: pin,
+            size: g.size,
+            capacity: cap,
+        });
     }
 }
 
-fn check_pin_overlaps(problem: &Problem, groups: &[Group], region_of: &[Option<usize>], errors: &mut Vec<PlanError>) {
+fn check_pin_overlaps(
+    problem: &Problem,
+    groups: &[Group],
+    region_of: &[Option<usize>],
+    errors: &mut Vec<PlanError>,
+) {
     let pinned: Vec<usize> = (0..groups.len())
-        .filter(|&g| problem.buffers[groups[g].root].pin.is_some() && region_of[g].is_some() && groups[g].size > 0)
+        .filter(|&g| {
+            problem.buffers[groups[g].root].pin.is_some()
+                && region_of[g].is_some()
+                && groups[g].size > 0
+        })
         .collect();
     for (x, &ga) in pinned.iter().enumerate() {
         for &gb in &pinned[x + 1..] {
@@ -348,7 +418,9 @@ fn check_pin_overlaps(problem: &Problem, groups: &[Group], region_of: &[Option<u
             }
             let pa = problem.buffers[a.root].pin.unwrap_or(0);
             let pb = problem.buffers[b.root].pin.unwrap_or(0);
-            let (Some(ea), Some(eb)) = (pa.checked_add(a.size), pb.checked_add(b.size)) else { continue };
+            let (Some(ea), Some(eb)) = (pa.checked_add(a.size), pb.checked_add(b.size)) else {
+                continue;
+            };
             let start = pa.max(pb);
             let end = ea.min(eb);
             if start < end {
@@ -356,8 +428,17 @@ fn check_pin_overlaps(problem: &Problem, groups: &[Group], region_of: &[Option<u
                     a.lifetime.first.max(b.lifetime.first),
                     a.lifetime.last.min(b.lifetime.last),
                 );
-                let (lo, hi) = if a.root < b.root { (a.root, b.root) } else { (b.root, a.root) };
-                errors.push(PlanError::PinOverlap { a: lo, b: hi, bytes: (start, end), steps: (first, last) });
+                let (lo, hi) = if a.root < b.root {
+                    (a.root, b.root)
+                } else {
+                    (b.root, a.root)
+                };
+                errors.push(PlanError::PinOverlap {
+                    a: lo,
+                    b: hi,
+                    bytes: (start, end),
+                    steps: (first, last),
+                });
             }
         }
     }

@@ -60,17 +60,39 @@ pub enum Violation {
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Violation::Shape => write!(f, "the plan does not match the problem's buffers and regions"),
-            Violation::WrongRegion { buffer } => write!(f, "buffer {buffer} is not in its declared region"),
-            Violation::Misaligned { buffer, offset, align } => {
-                write!(f, "buffer {buffer} at offset {offset} is not a multiple of its alignment {align}")
+            Violation::Shape => write!(
+                f,
+                "the plan does not match the problem's buffers and regions"
+            ),
+            Violation::WrongRegion { buffer } => {
+                write!(f, "buffer {buffer} is not in its declared region")
+            }
+            Violation::Misaligned {
+                buffer,
+                offset,
+                align,
+            } => {
+                write!(
+                    f,
+                    "buffer {buffer} at offset {offset} is not a multiple of its alignment {align}"
+                )
             }
             Violation::OutOfBounds { buffer, end, limit } => {
-                write!(f, "buffer {buffer} ends at byte {end}, past the limit {limit}")
+                write!(
+                    f,
+                    "buffer {buffer} ends at byte {end}, past the limit {limit}"
+                )
             }
-            Violation::PinMoved { buffer } => write!(f, "pinned buffer {buffer} is not at its pinned offset"),
-            Violation::InPlaceMoved { buffer } => write!(f, "in-place buffer {buffer} is not at its source's offset"),
-            Violation::Overlap { a, b } => write!(f, "buffers {a} and {b} are live at a common step and share bytes"),
+            Violation::PinMoved { buffer } => {
+                write!(f, "pinned buffer {buffer} is not at its pinned offset")
+            }
+            Violation::InPlaceMoved { buffer } => {
+                write!(f, "in-place buffer {buffer} is not at its source's offset")
+            }
+            Violation::Overlap { a, b } => write!(
+                f,
+                "buffers {a} and {b} are live at a common step and share bytes"
+            ),
         }
     }
 }
@@ -109,16 +131,28 @@ pub fn validate(problem: &Problem, plan: &Plan) -> Result<(), Violation> {
         }
         let align = problem.effective_align(b, p.region);
         if !p.offset.is_multiple_of(align) {
-            return Err(Violation::Misaligned { buffer: i, offset: p.offset, align });
+            return Err(Violation::Misaligned {
+                buffer: i,
+                offset: p.offset,
+                align,
+            });
         }
         let end = p.offset.saturating_add(b.size);
         let reg = &plan.regions[p.region];
         let limit = reg.capacity.min(reg.planned_bytes);
         if b.size > 0 && end > limit {
-            return Err(Violation::OutOfBounds { buffer: i, end, limit });
+            return Err(Violation::OutOfBounds {
+                buffer: i,
+                end,
+                limit,
+            });
         }
         if b.size == 0 && p.offset > reg.capacity {
-            return Err(Violation::OutOfBounds { buffer: i, end, limit: reg.capacity });
+            return Err(Violation::OutOfBounds {
+                buffer: i,
+                end,
+                limit: reg.capacity,
+            });
         }
         if let Some(pin) = b.pin
             && pin != p.offset
@@ -132,19 +166,31 @@ pub fn validate(problem: &Problem, plan: &Plan) -> Result<(), Violation> {
         }
     }
     // Sweep by first step; `active` holds buffers whose lifetime reaches the current step.
-    let mut order: Vec<usize> = (0..problem.buffers.len()).filter(|&i| problem.buffers[i].size > 0).collect();
+    let mut order: Vec<usize> = (0..problem.buffers.len())
+        .filter(|&i| problem.buffers[i].size > 0)
+        .collect();
     order.sort_by_key(|&i| (problem.buffers[i].lifetime.first, i));
-    let roots: Vec<usize> = (0..problem.buffers.len()).map(|i| root(problem, i)).collect();
+    let roots: Vec<usize> = (0..problem.buffers.len())
+        .map(|i| root(problem, i))
+        .collect();
     let mut active: Vec<usize> = Vec::new();
     for &i in &order {
         let bi = &problem.buffers[i];
         active.retain(|&j| problem.buffers[j].lifetime.last >= bi.lifetime.first);
-        let (pi, ei) = (plan.buffers[i].offset, plan.buffers[i].offset.saturating_add(bi.size));
+        let (pi, ei) = (
+            plan.buffers[i].offset,
+            plan.buffers[i].offset.saturating_add(bi.size),
+        );
         for &j in &active {
             if plan.buffers[j].region != plan.buffers[i].region || roots[i] == roots[j] {
                 continue;
             }
-            let (pj, ej) = (plan.buffers[j].offset, plan.buffers[j].offset.saturating_add(problem.buffers[j].size));
+            let (pj, ej) = (
+                plan.buffers[j].offset,
+                plan.buffers[j]
+                    .offset
+                    .saturating_add(problem.buffers[j].size),
+            );
             if pi < ej && pj < ei {
                 let (a, b) = if j < i { (j, i) } else { (i, j) };
                 return Err(Violation::Overlap { a, b });

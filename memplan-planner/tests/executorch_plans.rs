@@ -28,7 +28,11 @@ fn problem_of(stem: &str) -> (Problem, u64) {
         .map(|(_, r)| Buffer::new(r.name.clone(), r.size, 0, r.first, r.last))
         .collect();
     let problem = Problem {
-        regions: vec![Region { name: "act".into(), capacity: u64::MAX / 4, align: 16 }],
+        regions: vec![Region {
+            name: "act".into(),
+            capacity: u64::MAX / 4,
+            align: 16,
+        }],
         buffers,
     };
     (problem, executorch)
@@ -45,7 +49,14 @@ fn greedy_plans_validate_and_beat_or_match_executorch() {
         let r = &p.regions[0];
         assert_eq!(r.lower_bound, lb, "{stem}: lower bound");
         assert!(r.planned_bytes >= lb, "{stem}");
-        assert!(r.planned_bytes <= executorch, "{stem}: {} > {executorch}", r.planned_bytes);
-        eprintln!("{stem}: greedy {} lb {lb} executorch {executorch}", r.planned_bytes);
+        assert!(
+            r.planned_bytes <= executorch,
+            "{stem}: {} > {executorch}",
+            r.planned_bytes
+        );
+        eprintln!(
+            "{stem}: greedy {} lb {lb} executorch {executorch}",
+            r.planned_bytes
+        );
     }
 }

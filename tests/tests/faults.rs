@@ -8,14 +8,20 @@ use memplan_runtime::{BufferInfo, MemoryId, PlannedBuffer, memory_plan};
 /// Whether buffers `a` and `b` share a step and a byte.
 fn clash(a: &BufferInfo, b: &BufferInfo) -> bool {
     let steps = a.first <= b.last && b.first <= a.last;
-    let bytes = a.size > 0 && b.size > 0 && a.offset < b.offset + b.size && b.offset < a.offset + a.size;
+    let bytes =
+        a.size > 0 && b.size > 0 && a.offset < b.offset + b.size && b.offset < a.offset + a.size;
     a.memory_id == b.memory_id && steps && bytes
 }
 
 fn assert_no_clash(table: &[BufferInfo]) {
     for (i, a) in table.iter().enumerate() {
         for b in &table[i + 1..] {
-            assert!(!clash(a, b), "{} and {} share bytes at a common step", a.name, b.name);
+            assert!(
+                !clash(a, b),
+                "{} and {} share bytes at a common step",
+                a.name,
+                b.name
+            );
         }
     }
 }
@@ -32,7 +38,10 @@ memory_plan! {
 
 #[test]
 fn bl01_exact_fit_compiles_with_offsets_0_and_512() {
-    let mut offsets = [<bl01::A as PlannedBuffer>::OFFSET, <bl01::B as PlannedBuffer>::OFFSET];
+    let mut offsets = [
+        <bl01::A as PlannedBuffer>::OFFSET,
+        <bl01::B as PlannedBuffer>::OFFSET,
+    ];
     offsets.sort();
     assert_eq!(offsets, [0, 512]);
     let end = bl01::BUFFERS.iter().map(|b| b.offset + b.size).max();
@@ -77,7 +86,11 @@ fn bl02_padding_is_counted_and_the_end_is_238() {
         assert_eq!(b.size, 10);
     }
     assert_no_clash(bl02::BUFFERS);
-    let end = bl02::BUFFERS.iter().map(|b| b.offset + b.size).max().unwrap();
+    let end = bl02::BUFFERS
+        .iter()
+        .map(|b| b.offset + b.size)
+        .max()
+        .unwrap();
     assert_eq!(end, 238);
     assert_eq!(<bl02::Pool as MemoryId>::SIZE, 238);
 }
@@ -174,9 +187,16 @@ memory_plan! {
 fn bl07_in_place_shares_the_source_offset_and_keeps_its_bytes() {
     let inp = <bl07::Inp as PlannedBuffer>::OFFSET;
     assert_eq!(<bl07::Out as PlannedBuffer>::OFFSET, inp);
-    for b in bl07::BUFFERS.iter().filter(|b| b.name != "inp" && b.name != "out") {
+    for b in bl07::BUFFERS
+        .iter()
+        .filter(|b| b.name != "inp" && b.name != "out")
+    {
         let overlaps = b.offset < inp + 256 && inp < b.offset + b.size;
-        assert!(!overlaps, "{} overlaps inp's bytes while inp or out is live", b.name);
+        assert!(
+            !overlaps,
+            "{} overlaps inp's bytes while inp or out is live",
+            b.name
+        );
     }
 }
 
@@ -195,7 +215,13 @@ memory_plan! {
 
 #[test]
 fn bl08_unplaced_buffers_spill_in_declaration_order() {
-    let region_of = |name: &str| bl08::BUFFERS.iter().find(|b| b.name == name).unwrap().memory_id;
+    let region_of = |name: &str| {
+        bl08::BUFFERS
+            .iter()
+            .find(|b| b.name == name)
+            .unwrap()
+            .memory_id
+    };
     assert_eq!(region_of("small"), 0);
     assert_eq!(region_of("big"), 1);
     assert_eq!(region_of("fits_tcm"), 0);

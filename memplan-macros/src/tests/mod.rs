@@ -26,7 +26,11 @@ fn count(tt: proc_macro2::TokenTree) -> usize {
 
 #[test]
 fn expansion_grows_by_a_constant_per_buffer() {
-    let (e0, e1, e2) = (expansion_tokens(1), expansion_tokens(101), expansion_tokens(201));
+    let (e0, e1, e2) = (
+        expansion_tokens(1),
+        expansion_tokens(101),
+        expansion_tokens(201),
+    );
     // Each buffer adds the same number of tokens: the expansion is linear in buffers.
     assert_eq!(e2 - e1, e1 - e0);
     let per_buffer = (e1 - e0) / 100;
@@ -36,7 +40,9 @@ fn expansion_grows_by_a_constant_per_buffer() {
 #[test]
 fn a_plan_that_does_not_fit_is_a_compile_error_not_a_panic() {
     let src: proc_macro2::TokenStream =
-        "mod m { region r: 16 bytes; buffer a: 32 bytes in r, live 0..=0; }".parse().unwrap();
+        "mod m { region r: 16 bytes; buffer a: 32 bytes in r, live 0..=0; }"
+            .parse()
+            .unwrap();
     let out = run(src, None).to_string();
     assert!(out.contains("compile_error"), "{out}");
     assert!(out.contains("needed 32 bytes, available 16"), "{out}");

@@ -1,0 +1,122 @@
+//! Every strategy on the real ExecuTorch plans (in the repository) and on MiniMalloc's
+//! challenging instances (outside it: set `MEMPLAN_MINIMALLOC_DIR` to the folder of
+//! `*.1048576.csv` files; the test says so and passes when it is not set).
+
+use std::path::{Path, PathBuf};
+
+use memplan_planner::files::{read_executorch, read_minimalloc};
+use memplan_planner::{Buffer, Problem, Region, Strategy, plan, validate};
+
+const ROOM: u64 = u64::MAX / 4;
+
+fn problem(buffers: Vec<Buffer>, align: u64) -> Problem {
+    Problem {
+        regions: vec![Region {
+            name: "arena".into(),
+            capacity: ROOM,
+            align,
+        }],
+        buffers,
+    }
+}
+
+/// `(stem, lower bound)` of the six ExecuTorch plans.
+const EXECUTORCH: &[(&str, u64)] = &[
+    ("mobilenet_v2", 9_633_792),
+    ("mobilenet_v2_constprop", 9_633_792),
+    ("resnet18", 6_422_528),
+    ("resnet18_constprop", 6_422_528),
+    ("transformer_encoder", 458_752),
+    ("transformer_encoder_constprop", 294_912),
+];
+
+#[test]
+fn best_of_and_the_default_reach_the_lower_bound_on_every_executorch_plan() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/data/executorch");
+    for &(stem, lb) in EXECUTORCH {
+        let rows = read_executorch(&dir.join(format!("{stem}_greedy.csv"))).unwrap();
+        let p = problem(
+            rows.into_iter()
+                .map(|(_, r)| Buffer::new(r.name, r.size, 0, r.first, r.last))
+                .collect(),
+            16,
+        );
+        for s in [Strategy::Greedy, Strategy::BestOf, Strategy::default()] {
+            let out = plan(&p, s).unwrap();
+            validate(&p, &out).unwrap();
+            let r = &out.regions[0];
+            assert_eq!(r.lower_bound, lb, "{stem}");
+            if s == Strategy::Greedy {
+                // Greedy by size misses only on the transformer (557,056 bytes, like
+                // ExecuTorch's own greedy).
+                let want = if stem == "transformer_encoder" {
+                    557_056
+                } else {
+                    lb
+                };
+                assert_eq!(r.planned_bytes, want, "{stem}: greedy");
+            } else {
+                assert_eq!(r.planned_bytes, lb, "{stem}: {}", s.name());
+                assert!(r.proven_optimal);
+            }
+        }
+    }
+}
+
+fn minimalloc_dir() -> Option<PathBuf> {
+    match std::env::var_os("MEMPLAN_MINIMALLOC_DIR") {
+        Some(d) if Path::new(&d).is_dir() => Some(PathBuf::from(d)),
+        _ => {
+            eprintln!(
+                "skipped: set MEMPLAN_MINIMALLOC_DIR to MiniMalloc's `challenging` folder \
+                 (for example ../shared/bench/minimalloc/challenging) to run this test"
+            );
+            None
+        }
+    }
+}
+
+/// `(file, lower bound, optimum reached by the default budget)`: the default budget
+/// reaches the optimum on C, F and G.
+const MINIMALLOC: &[(&str, u64, bool)] = &[
+    ("B.1048576.csv", 1_048_576, false),
+    ("C.1048576.csv", 1_039_360, true),
+    ("E.1048576.csv", 1_048_576, false),
+    ("F.1048576.csv", 1_048_576, true),
+    ("G.1048576.csv", 1_048_576, true),
+    ("I.1048576.csv", 1_048_576, false),
+    ("J.1048576.csv", 989_184, false),
+];
+
+#[test]
+fn every_strategy_is_valid_on_minimalloc_instances() {
+    let Some(dir) = minimalloc_dir() else { return };
+    for &(file, lb, reached) in MINIMALLOC {
+        let rows = read_minimalloc(&dir.join(file)).unwrap();
+        let p = problem(
+            rows.into_iter()
+                .map(|(_, r)| Buffer::new(r.id, r.size, 0, r.lower, r.upper - 1))
+                .collect(),
+            1,
+        );
+        let mut bytes = Vec::new();
+        for s in [Strategy::Greedy, Strategy::BestOf, Strategy::default()] {
+            let out = plan(&p, s).unwrap();
+            validate(&p, &out).unwrap();
+            let r = &out.regions[0];
+            assert_eq!(r.lower_bound, lb, "{file}");
+            assert!(r.planned_bytes >= lb);
+            bytes.push(r.planned_bytes);
+        }
+        assert!(
+            bytes[2] <= bytes[1] && bytes[1] <= bytes[0],
+            "{file}: {bytes:?}"
+        );
+        assert_eq!(
+            bytes[2] == lb,
+            reached,
+            "{file}: default strategy gives {}",
+            bytes[2]
+        );
+    }
+}

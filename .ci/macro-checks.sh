@@ -1,14 +1,12 @@
 #!/usr/bin/env bash
-# memory_plan! checks that need a target of their own: a plan over 4 GiB type-checks for a
-# 64-bit target and fails for a 32-bit one, with memplan's message.
+# memory_plan! checks that need a target of their own: a plan over 4 GiB fails to build for a
+# 32-bit target, with memplan's message. (The same plan is valid for a 64-bit target, but
+# checking that would make rustc const-evaluate a 5 GiB static, so it is not run here.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rustup target add thumbv7em-none-eabihf >/dev/null
 crate=tests/target-address-space
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
-
-echo "-- 5 GiB plan, 64-bit host target: must check"
-cargo check --manifest-path "$crate/Cargo.toml" -q
 
 echo "-- 5 GiB plan, thumbv7em (32-bit): must fail with memplan's message"
 if out=$(cargo check --manifest-path "$crate/Cargo.toml" --target thumbv7em-none-eabihf -q 2>&1); then

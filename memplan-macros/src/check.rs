@@ -20,6 +20,7 @@ use crate::parse::{Elem, Input, Size, Stmt};
 /// What the code generator needs: the checked input and the problem to plan.
 pub struct Model {
     pub attrs: Vec<Attribute>,
+    pub inner_attrs: Vec<Attribute>,
     pub vis: Visibility,
     pub name: Ident,
     /// Path of the runtime crate (`::memplan_runtime` unless `crate = ...`).
@@ -354,10 +355,8 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                         Lifetime { first: 0, last: 0 }
                     }
                 };
-                if let Some((pin, span)) = b.pin
-                    && pin == u64::MAX
-                {
-                    errors.at(span, "the pinned offset overflows 64 bits");
+                if let Some((None, span)) = b.pin {
+                    errors.at(span, "the pinned offset is more than 2^64 - 1 bytes");
                 }
                 if b.pad.is_some() {
                     pads.push(index);
@@ -372,7 +371,7 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                     align,
                     lifetime,
                     placement,
-                    pin: b.pin.map(|p| p.0),
+                    pin: b.pin.and_then(|p| p.0),
                     in_place_of: None,
                 });
                 buffers.push(BufferInfo {
@@ -413,15 +412,24 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                         continue;
                     }
                 };
+                let taken: Vec<&str> = rows
+                    .iter()
+                    .filter(|(_, r)| buffer_by_name.contains_key(&r.name))
+                    .map(|(_, r)| r.name.as_str())
+                    .collect();
+                if let Some(first) = taken.first() {
+                    let more = match taken.len() - 1 {
+                        0 => String::new(),
+                        n => format!(" and {n} more rows"),
+                    };
+                    errors.at(
+                        f.path.span(),
+                        format!("plan file {shown}: buffer `{first}`{more} have the names of buffers declared before (is the file read twice?)"),
+                    );
+                    continue;
+                }
                 for (line, row) in rows {
                     let what = format!("buffer `{}` ({shown}:{line})", row.name);
-                    if buffer_by_name.contains_key(&row.name) {
-                        errors.at(
-                            f.path.span(),
-                            format!("{what} has the name of a buffer declared before it"),
-                        );
-                        continue;
-                    }
                     buffer_by_name.insert(row.name.clone(), problem.buffers.len());
                     let tname = names::type_name(&row.name, 'B');
                     let emit = claim(errors, &tname, f.path.span(), what.clone());
@@ -476,12 +484,6 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
         match buffer_by_name.get(&src.to_string()) {
             Some(&s) if s != i => {
                 problem.buffers[i].in_place_of = Some(s);
-                if sizes_missing.contains(&i) {
-                    problem.buffers[i].size = problem.buffers[s].size;
-                }
-                if problem.buffers[i].placement == Placement::Anywhere {
-                    problem.buffers[i].placement = problem.buffers[s].placement;
-                }
             }
             Some(_) => errors.at(
                 src.span(),
@@ -493,6 +495,45 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
             ),
         }
     }
+    // A user element type written as a bare name would resolve, inside the generated
+    // module, to a generated type of the same name: say so rather than fail obscurely.
+    for (i, info) in buffers.iter().enumerate() {
+        if let ElemInfo::User { ty, .. } = &info.elem
+            && let Type::Path(p) = &**ty
+            && p.qself.is_none()
+            && let Some(id) = p.path.get_ident()
+        {
+            let n = id.to_string();
+            if let Some((_, owner)) = type_names.get(&n) {
+                errors.at(
+                    id.span(),
+                    format!(
+                        "element type `{n}` of buffer `{}` has the name of the type generated for {owner}, which hides it inside the plan's module: write its path (`crate::...::{n}`) or rename the {}",
+                        problem.buffers[i].name,
+                        if owner.starts_with("region") { "region" } else { "buffer" }
+                    ),
+                );
+            } else if n == "Plan" {
+                errors.at(id.span(), "element type `Plan` is hidden by the plan's own `Plan` type: write its path (`crate::...::Plan`)");
+            }
+        }
+    }
+    // An in-place buffer without a size takes its source's, following the chain to the
+    // first buffer that has one, whatever the declaration order. (The planner decides the
+    // region: the one any member of the chain names.)
+    for &i in &sizes_missing {
+        let mut cur = i;
+        for _ in 0..problem.buffers.len() {
+            match problem.buffers[cur].in_place_of {
+                Some(s) if sizes_missing.contains(&s) => cur = s,
+                Some(s) => {
+                    problem.buffers[i].size = problem.buffers[s].size;
+                    break;
+                }
+                None => break,
+            }
+        }
+    }
     if problem.regions.is_empty() {
         errors.at(
             input.name.span(),
@@ -502,6 +543,7 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
 
     Model {
         attrs: input.attrs,
+        inner_attrs: input.inner_attrs,
         vis: input.vis,
         name: input.name,
         krate: krate.unwrap_or_else(|| quote!(::memplan_runtime)),

@@ -26,6 +26,7 @@ fn module(model: &Model, plan: Option<&Plan>) -> TokenStream {
     let k = &model.krate;
     let p = quote!(#k::__private);
     let attrs = &model.attrs;
+    let inner_attrs = &model.inner_attrs;
     let vis = &model.vis;
     let name = &model.name;
     let plan_name = name.to_string();
@@ -119,7 +120,7 @@ fn module(model: &Model, plan: Option<&Plan>) -> TokenStream {
             ),
             None => format!("Buffer `{bname}` (the plan has errors)."),
         };
-        let checks = elem_checks(model, i);
+        let checks = if plan.is_some() { elem_checks(model, i) } else { TokenStream::new() };
         quote! {
             #(#battrs)*
             #[doc = #doc]
@@ -207,6 +208,7 @@ fn module(model: &Model, plan: Option<&Plan>) -> TokenStream {
         #(#attrs)*
         #[doc = #mod_doc]
         #vis mod #name {
+            #(#inner_attrs)*
             #[allow(unused_imports)]
             use super::*;
 

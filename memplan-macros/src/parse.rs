@@ -15,6 +15,8 @@ use crate::diag::{Errors, SpanRange};
 /// `[attrs] vis mod NAME { statements }`.
 pub struct Input {
     pub attrs: Vec<Attribute>,
+    /// Inner attributes of the module body (`//!` docs), emitted inside the module.
+    pub inner_attrs: Vec<Attribute>,
     pub vis: Visibility,
     pub name: Ident,
     pub stmts: Vec<Stmt>,
@@ -96,7 +98,8 @@ pub struct BufferDecl {
     pub region: Option<Ident>,
     pub live: Option<Live>,
     pub align: Option<(u64, Span)>,
-    pub pin: Option<(u64, SpanRange)>,
+    /// The pinned offset (`None` inside when it overflowed 64 bits) and where it is written.
+    pub pin: Option<(Option<u64>, SpanRange)>,
     pub in_place_of: Option<Ident>,
     pub pad: Option<Span>,
 }
@@ -135,6 +138,7 @@ pub fn parse(tokens: TokenStream, errors: &mut Errors) -> Option<Input> {
     }
     Some(Input {
         attrs: header.attrs,
+        inner_attrs: header.inner_attrs,
         vis: header.vis,
         name: header.name,
         stmts,
@@ -143,6 +147,7 @@ pub fn parse(tokens: TokenStream, errors: &mut Errors) -> Option<Input> {
 
 struct Header {
     attrs: Vec<Attribute>,
+    inner_attrs: Vec<Attribute>,
     vis: Visibility,
     name: Ident,
     body: TokenStream,
@@ -161,6 +166,7 @@ impl Parse for Header {
         let name: Ident = input.parse()?;
         let content;
         braced!(content in input);
+        let inner_attrs = content.call(Attribute::parse_inner)?;
         let body: TokenStream = content.parse()?;
         if !input.is_empty() {
             return Err(input.error(
@@ -169,6 +175,7 @@ impl Parse for Header {
         }
         Ok(Header {
             attrs,
+            inner_attrs,
             vis,
             name,
             body,
@@ -292,6 +299,12 @@ impl Parse for Stmt {
         } else {
             return Err(la.error());
         };
+        if let Some(a) = attrs.iter().find(|a| !a.path().is_ident("doc")) {
+            return Err(syn::Error::new(
+                a.span(),
+                "only doc comments are allowed on a region or buffer: its type and trait impl are generated together",
+            ));
+        }
         if !attrs.is_empty() && !matches!(stmt, Stmt::Region(_) | Stmt::Buffer(_)) {
             return Err(syn::Error::new(
                 attrs[0].span(),
@@ -410,12 +423,14 @@ fn parse_bytes(input: ParseStream) -> syn::Result<Size> {
         mult = match unit.to_string().as_str() {
             "KiB" => 1 << 10,
             "MiB" => 1 << 20,
+            "GiB" => 1 << 30,
             "byte" | "B" => 1,
-            "KB" | "kB" | "kb" | "MB" | "Mb" | "kiB" | "KIB" | "mib" | "MIB" | "kib" => {
+            "KB" | "kB" | "kb" | "MB" | "Mb" | "mb" | "GB" | "Gb" | "gb" | "kiB" | "KIB"
+            | "mib" | "MIB" | "kib" | "gib" | "GIB" => {
                 return Err(syn::Error::new(
                     unit.span(),
                     format!(
-                        "unknown unit `{unit}`: write `bytes`, `KiB` (1024 bytes) or `MiB` (1048576 bytes)"
+                        "unknown unit `{unit}`: write `bytes`, `KiB` (1024 bytes), `MiB` (1048576 bytes) or `GiB`"
                     ),
                 ));
             }
@@ -648,7 +663,7 @@ fn parse_buffer(input: ParseStream, attrs: Vec<Attribute>) -> syn::Result<Buffer
                 return Err(syn::Error::new(kw.span, "`at` is given twice"));
             }
             let size = parse_bytes(input)?;
-            b.pin = Some((size.bytes.unwrap_or(u64::MAX), size.span));
+            b.pin = Some((size.bytes, size.span));
         } else if la.peek(kw::pad) {
             let kw: kw::pad = input.parse()?;
             b.pad = Some(kw.span);

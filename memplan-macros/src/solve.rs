@@ -94,6 +94,16 @@ fn report(model: &Model, e: &PlanError, errors: &mut Errors) {
                 bname(model, *buffer)
             ),
         ),
+        PlanError::InPlaceOverlap { a, b, steps } => errors.at(
+            bufs[*b].in_place_span,
+            format!(
+                "buffers {} and {} both take the bytes of the same source and are both live at steps {}..={}: only a chain (one in place of the other) may share bytes at a step",
+                bname(model, *a),
+                bname(model, *b),
+                steps.0,
+                steps.1
+            ),
+        ),
         PlanError::InPlaceCycle { buffer } => {
             errors.at(bufs[*buffer].in_place_span, format!("`in place of` links form a cycle through buffer {}", bname(model, *buffer)))
         }

@@ -49,6 +49,16 @@ pub enum PlanError {
         /// The in-place buffer's first step.
         first: Step,
     },
+    /// Two buffers in place of the same source (neither in place of the other) are live at
+    /// a common step, so they would share bytes.
+    InPlaceOverlap {
+        /// One buffer.
+        a: usize,
+        /// The other.
+        b: usize,
+        /// The common steps, inclusive.
+        steps: (Step, Step),
+    },
     /// In-place links form a cycle through `buffer`, or point at a missing buffer.
     InPlaceCycle {
         /// A buffer on the cycle.

@@ -48,6 +48,8 @@ pub struct Plan {
 struct Group {
     root: usize,
     members: Vec<usize>,
+    /// The region a member names (`In`), or `Anywhere` when none does.
+    placement: Placement,
     size: u64,
     align: u64,
     lifetime: Lifetime,
@@ -101,7 +103,7 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
     // Regions for each group: pinned placements first; `Anywhere` groups later, in order.
     let mut region_of: Vec<Option<usize>> = groups
         .iter()
-        .map(|g| match problem.buffers[g.root].placement {
+        .map(|g| match g.placement {
             Placement::In(r) => Some(r),
             Placement::Anywhere => None,
         })
@@ -315,15 +317,6 @@ fn build_groups(problem: &Problem, errors: &mut Vec<PlanError>) -> Vec<Group> {
         if b.pin.is_some() {
             errors.push(PlanError::InPlacePinned { buffer: i });
         }
-        if let (Placement::In(x), Placement::In(y)) =
-            (b.placement, problem.buffers[root[i]].placement)
-            && x != y
-        {
-            errors.push(PlanError::InPlaceRegion {
-                buffer: i,
-                source: src,
-            });
-        }
     }
     let mut groups: Vec<Group> = Vec::new();
     let mut group_of_root = vec![usize::MAX; n];
@@ -337,6 +330,7 @@ fn build_groups(problem: &Problem, errors: &mut Vec<PlanError>) -> Vec<Group> {
             groups.push(Group {
                 root: r,
                 members: Vec::new(),
+                placement: Placement::Anywhere,
                 size: rb.size,
                 align: 1,
                 lifetime: rb.lifetime,
@@ -346,11 +340,46 @@ fn build_groups(problem: &Problem, errors: &mut Vec<PlanError>) -> Vec<Group> {
         g.members.push(i);
         g.lifetime = g.lifetime.hull(&problem.buffers[i].lifetime);
     }
+    // A group goes where its members say; members that name different regions are an
+    // error (the group shares one offset in one region).
+    for g in &mut groups {
+        for &m in &g.members {
+            if let Placement::In(r) = problem.buffers[m].placement {
+                match g.placement {
+                    Placement::Anywhere => g.placement = Placement::In(r),
+                    Placement::In(q) if q != r => errors.push(PlanError::InPlaceRegion {
+                        buffer: m,
+                        source: problem.buffers[m].in_place_of.unwrap_or(g.root),
+                    }),
+                    Placement::In(_) => {}
+                }
+            }
+        }
+    }
+    // Members share the group's bytes: two that are live at a common step must be a chain
+    // (one in place of the other, directly or through others), never siblings.
+    for g in &groups {
+        for (x, &a) in g.members.iter().enumerate() {
+            for &b in &g.members[x + 1..] {
+                let (la, lb) = (problem.buffers[a].lifetime, problem.buffers[b].lifetime);
+                if la.conflicts(&lb)
+                    && !in_place_ancestor(problem, a, b)
+                    && !in_place_ancestor(problem, b, a)
+                {
+                    errors.push(PlanError::InPlaceOverlap {
+                        a,
+                        b,
+                        steps: (la.first.max(lb.first), la.last.min(lb.last)),
+                    });
+                }
+            }
+        }
+    }
     // Alignment: the strictest of the members, in the group's region (or the first region
     // that declares one, for groups still to be placed: every region's default applies
     // once chosen, so take the explicit alignments and the root's region default).
     for g in &mut groups {
-        let region = match problem.buffers[g.root].placement {
+        let region = match g.placement {
             Placement::In(r) => Some(r),
             Placement::Anywhere => None,
         };
@@ -442,4 +471,18 @@ fn check_pin_overlaps(
             }
         }
     }
+}
+
+/// Whether `ancestor` is reached from `b` by following `in place of` links (at most one lap
+/// of the buffers, so a cycle ends the walk).
+pub(crate) fn in_place_ancestor(problem: &Problem, ancestor: usize, b: usize) -> bool {
+    let mut cur = b;
+    for _ in 0..problem.buffers.len() {
+        match problem.buffers[cur].in_place_of {
+            Some(s) if s == ancestor => return true,
+            Some(s) if s < problem.buffers.len() => cur = s,
+            _ => return false,
+        }
+    }
+    false
 }

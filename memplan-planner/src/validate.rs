@@ -99,18 +99,6 @@ impl fmt::Display for Violation {
 
 impl std::error::Error for Violation {}
 
-fn root(problem: &Problem, mut i: usize) -> usize {
-    let mut hops = 0;
-    while let Some(s) = problem.buffers[i].in_place_of {
-        if hops > problem.buffers.len() {
-            break;
-        }
-        i = s;
-        hops += 1;
-    }
-    i
-}
-
 /// Checks `plan` against `problem`.
 ///
 /// # Errors
@@ -170,9 +158,6 @@ pub fn validate(problem: &Problem, plan: &Plan) -> Result<(), Violation> {
         .filter(|&i| problem.buffers[i].size > 0)
         .collect();
     order.sort_by_key(|&i| (problem.buffers[i].lifetime.first, i));
-    let roots: Vec<usize> = (0..problem.buffers.len())
-        .map(|i| root(problem, i))
-        .collect();
     let mut active: Vec<usize> = Vec::new();
     for &i in &order {
         let bi = &problem.buffers[i];
@@ -182,7 +167,11 @@ pub fn validate(problem: &Problem, plan: &Plan) -> Result<(), Violation> {
             plan.buffers[i].offset.saturating_add(bi.size),
         );
         for &j in &active {
-            if plan.buffers[j].region != plan.buffers[i].region || roots[i] == roots[j] {
+            // Only a buffer and one in place of it (directly or through others) may share bytes.
+            if plan.buffers[j].region != plan.buffers[i].region
+                || crate::plan::in_place_ancestor(problem, i, j)
+                || crate::plan::in_place_ancestor(problem, j, i)
+            {
                 continue;
             }
             let (pj, ej) = (

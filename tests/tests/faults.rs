@@ -265,3 +265,51 @@ fn bl10_generated_temp_pool_starts_empty() {
     assert_eq!(m.temp().allocate(256, 8).unwrap(), base);
     assert!(m.temp().allocate(1, 1).is_err());
 }
+
+// In-place chains: the region comes from whichever member names one, and a missing size
+// from the first sized buffer up the chain, whatever the declaration order.
+memory_plan! {
+    mod chains {
+        region r0: 1 KiB;
+        region r1: 1 KiB;
+        buffer a: 64 bytes, live 0..=1;
+        buffer b: in place of a, in r1, live 1..=2;
+        buffer x: in place of y, live 2..=3;
+        buffer y: in place of z, live 1..=2;
+        buffer z: 96 bytes in r0, live 0..=1;
+    }
+}
+
+#[test]
+fn in_place_chains_take_region_and_size_from_the_chain() {
+    let get = |name: &str| *chains::BUFFERS.iter().find(|b| b.name == name).unwrap();
+    // `b` names r1, so its source `a` (placed anywhere) goes there too: never split.
+    assert_eq!(get("a").memory_id, 1);
+    assert_eq!(get("b").memory_id, 1);
+    assert_eq!(get("b").offset, get("a").offset);
+    // x -> y -> z: both take z's 96 bytes and offset.
+    assert_eq!(get("x").size, 96);
+    assert_eq!(get("y").size, 96);
+    assert_eq!(get("x").offset, get("z").offset);
+    assert_no_clash_except_chains(chains::BUFFERS);
+}
+
+/// Like `assert_no_clash`, but a buffer and one in place of it may share bytes.
+fn assert_no_clash_except_chains(table: &[BufferInfo]) {
+    let chained = |a: &str, b: &str| {
+        let pairs = [("a", "b"), ("x", "y"), ("y", "z"), ("x", "z")];
+        pairs.contains(&(a, b)) || pairs.contains(&(b, a))
+    };
+    for (i, a) in table.iter().enumerate() {
+        for b in &table[i + 1..] {
+            if !chained(a.name, b.name) {
+                assert!(
+                    !clash(a, b),
+                    "{} and {} share bytes at a common step",
+                    a.name,
+                    b.name
+                );
+            }
+        }
+    }
+}

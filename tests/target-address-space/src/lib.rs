@@ -1,7 +1,6 @@
 //! A plan of 5 GiB in one region. The macro plans it on the (64-bit) build machine, and
-//! emits its sizes through `to_usize`, evaluated for the target: `cargo check` for a
-//! 64-bit target accepts it, for a 32-bit target it fails with "memplan: the plan needs
-//! more bytes than the target's address space".
+//! emits its sizes through `to_usize`, evaluated for the target: for a 32-bit target the
+//! build fails with "memplan: the plan needs more bytes than the target's address space".
 #![no_std]
 
 memplan_runtime::memory_plan! {

@@ -18,6 +18,7 @@ pub struct Sample {
 memplan_runtime::memory_plan! {
     /// The plan's module.
     pub mod kws {
+        //! Inner doc comments go to the module too.
         crate = crate::hal::memplan;
         /// Tightly coupled data memory.
         region dtcm: 1 KiB, align 32, kind tightly_coupled;

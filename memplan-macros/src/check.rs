@@ -18,6 +18,7 @@ use crate::names;
 use crate::parse::{Elem, Input, Size, Stmt};
 
 /// What the code generator needs: the checked input and the problem to plan.
+#[derive(Clone)]
 pub struct Model {
     pub attrs: Vec<Attribute>,
     pub inner_attrs: Vec<Attribute>,
@@ -33,8 +34,13 @@ pub struct Model {
     pub problem: Problem,
     /// Absolute paths of the plan files read, so that editing one rebuilds the crate.
     pub files: Vec<PathBuf>,
+    /// Per buffer: whether an error was found in its declaration (or in its in-place
+    /// source's). With errors, the planner still runs on the other buffers, so that its own
+    /// errors (overflow, pins, in-place rules) arrive in the same build.
+    pub excluded: Vec<bool>,
 }
 
+#[derive(Clone)]
 pub struct RegionInfo {
     pub attrs: Vec<Attribute>,
     pub ident: Ident,
@@ -44,6 +50,7 @@ pub struct RegionInfo {
     pub kind: Ident,
 }
 
+#[derive(Clone)]
 pub struct BufferInfo {
     pub attrs: Vec<Attribute>,
     pub type_ident: Ident,
@@ -64,6 +71,7 @@ pub struct BufferInfo {
     pub emit: bool,
 }
 
+#[derive(Clone)]
 pub enum ElemInfo {
     Bytes,
     Prim(Ident),
@@ -92,6 +100,7 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
     let mut buffers: Vec<BufferInfo> = Vec::new();
     let mut files = Vec::new();
     let mut region_by_name: HashMap<String, usize> = HashMap::new();
+    let mut broken_regions: Vec<usize> = Vec::new();
     // Type names in use, with the span and description of their first user.
     let mut type_names: HashMap<String, (Span, String)> = HashMap::new();
     let mut claim = |errors: &mut Errors, tname: &str, span: Span, what: String| -> bool {
@@ -122,6 +131,7 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                 continue;
             }
             region_by_name.insert(name.to_string(), problem.regions.len());
+            broken_regions.push(problem.regions.len());
             problem.regions.push(Region {
                 name: name.to_string(),
                 capacity: 0,
@@ -180,6 +190,7 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
     // In-place sources to resolve once every buffer is known: (buffer, source ident).
     let mut in_place: Vec<(usize, Ident)> = Vec::new();
     let mut sizes_missing: Vec<usize> = Vec::new();
+    let mut excluded: Vec<bool> = Vec::new();
     let mut pads: Vec<usize> = Vec::new();
 
     for stmt in input.stmts {
@@ -189,6 +200,7 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                 region: false,
                 name,
             } => {
+                excluded.push(true);
                 let tname = names::type_name(&name.to_string(), 'B');
                 let emit = !buffer_by_name.contains_key(&name.to_string())
                     && claim(errors, &tname, name.span(), format!("buffer `{name}`"));
@@ -247,6 +259,7 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                 pools[k] = (bytes, align);
             }
             Stmt::Buffer(b) => {
+                let errors_before = errors.len();
                 let name = b.name.to_string();
                 let index = problem.buffers.len();
                 let tname = names::type_name(&name, 'B');
@@ -387,6 +400,7 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                     elem,
                     emit,
                 });
+                excluded.push(errors.len() > errors_before);
             }
             Stmt::Buffers(f) => {
                 let placement = placement_of(f.region.as_ref(), &region_by_name, errors);
@@ -455,6 +469,7 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                         elem: ElemInfo::Bytes,
                         emit,
                     });
+                    excluded.push(false);
                 }
             }
         }
@@ -474,10 +489,13 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
         };
         match memplan_planner::instance::align_up(b.size, align) {
             Some(s) => problem.buffers[i].size = s,
-            None => errors.at(
-                buffers[i].size_span,
-                format!("buffer `{}`: `pad` rounds {} bytes up to a multiple of its alignment ({align}), which is more than 2^64 - 1 bytes", b.name, b.size),
-            ),
+            None => {
+                excluded[i] = true;
+                errors.at(
+                    buffers[i].size_span,
+                    format!("buffer `{}`: `pad` rounds {} bytes up to a multiple of its alignment ({align}), which is more than 2^64 - 1 bytes", b.name, b.size),
+                )
+            }
         }
     }
     for (i, src) in in_place {
@@ -485,14 +503,45 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
             Some(&s) if s != i => {
                 problem.buffers[i].in_place_of = Some(s);
             }
-            Some(_) => errors.at(
-                src.span(),
-                format!("buffer `{src}` cannot be in place of itself"),
-            ),
-            None => errors.at(
-                src.span(),
-                format!("`in place of {src}`: there is no buffer `{src}`"),
-            ),
+            Some(_) => {
+                excluded[i] = true;
+                errors.at(
+                    src.span(),
+                    format!("buffer `{src}` cannot be in place of itself"),
+                )
+            }
+            None => {
+                excluded[i] = true;
+                errors.at(
+                    src.span(),
+                    format!("`in place of {src}`: there is no buffer `{src}`"),
+                )
+            }
+        }
+    }
+    debug_assert_eq!(excluded.len(), problem.buffers.len());
+    // A buffer in a region that did not parse, or in place of an excluded buffer, is
+    // excluded too (its errors would be consequences, not news).
+    for (i, b) in problem.buffers.iter().enumerate() {
+        if let Placement::In(r) = b.placement
+            && broken_regions.contains(&r)
+        {
+            excluded[i] = true;
+        }
+    }
+    loop {
+        let mut changed = false;
+        for i in 0..problem.buffers.len() {
+            if let Some(s) = problem.buffers[i].in_place_of
+                && excluded[s]
+                && !excluded[i]
+            {
+                excluded[i] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
         }
     }
     // A user element type written as a bare name would resolve, inside the generated
@@ -553,6 +602,7 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
         buffers,
         problem,
         files,
+        excluded,
     }
 }
 

@@ -41,6 +41,11 @@ impl Errors {
         self.list.push(error(span, message));
     }
 
+    /// How many errors were recorded.
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
     /// Whether any error was recorded.
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()

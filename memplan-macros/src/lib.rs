@@ -134,6 +134,8 @@ fn run(
     let plan = if errors.is_empty() {
         solve::solve(&model, &mut errors)
     } else {
+        // Still plan what has no error, so the planner's errors come in this build too.
+        solve::report_the_rest(&model, &mut errors);
         None
     };
     match plan {

@@ -24,6 +24,35 @@ pub fn strategy_from(name: &str, nodes: Option<u64>) -> Result<Strategy, String>
     }
 }
 
+/// With errors already found: plans the buffers that had none, only to report the
+/// planner's own errors (overflow, pins, in-place rules) in the same build. Excluded
+/// buffers are left out, so nothing reported is a consequence of an earlier error (an
+/// overflow without them is an overflow with them too).
+pub fn report_the_rest(model: &Model, errors: &mut Errors) {
+    if model.problem.regions.is_empty() {
+        return;
+    }
+    let kept: Vec<usize> = (0..model.buffers.len())
+        .filter(|&i| !model.excluded[i])
+        .collect();
+    let mut new_index = vec![usize::MAX; model.buffers.len()];
+    for (n, &i) in kept.iter().enumerate() {
+        new_index[i] = n;
+    }
+    let mut sub = model.clone();
+    sub.buffers = kept.iter().map(|&i| model.buffers[i].clone()).collect();
+    sub.problem.buffers = kept
+        .iter()
+        .map(|&i| {
+            let mut b = model.problem.buffers[i].clone();
+            b.in_place_of = b.in_place_of.map(|s| new_index[s]);
+            b
+        })
+        .collect();
+    sub.excluded = vec![false; kept.len()];
+    let _ = solve(&sub, errors);
+}
+
 /// Plans the model; `None` (with errors recorded) when there is no plan.
 ///
 /// A panic inside the planner (a bug) is caught and reported as a compile error, so the

@@ -148,6 +148,31 @@ pub enum PlanError {
     },
 }
 
+impl PlanError {
+    /// The buffers the error names (empty for region errors).
+    pub fn buffers(&self) -> Vec<usize> {
+        use PlanError::*;
+        match self {
+            RegionAlign { .. } | Overflow(_) => Vec::new(),
+            BufferAlign { buffer, .. }
+            | UnknownRegion { buffer }
+            | InPlaceCycle { buffer }
+            | InPlacePinned { buffer }
+            | PinWithoutRegion { buffer }
+            | PinMisaligned { buffer, .. }
+            | PinOutOfBounds { buffer, .. }
+            | BufferTooLarge { buffer, .. }
+            | LargerThanEveryRegion { buffer, .. }
+            | FitsNoRegion { buffer, .. } => vec![*buffer],
+            InPlaceLarger { buffer, source, .. }
+            | InPlaceSourceLive { buffer, source, .. }
+            | InPlaceRegion { buffer, source } => vec![*buffer, *source],
+            InPlaceOverlap { a, b, .. } | PinOverlap { a, b, .. } => vec![*a, *b],
+            SizeOverflow { buffers, .. } => buffers.clone(),
+        }
+    }
+}
+
 /// A region whose plan does not fit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Overflow {

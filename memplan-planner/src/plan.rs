@@ -64,8 +64,9 @@ fn valid_align(a: u64) -> bool {
 /// # Errors
 ///
 /// Every [`PlanError`] found, in a deterministic order: input errors first (alignments,
-/// in-place rules, pins), then each region's capacity. When the input has errors, no
-/// region is packed.
+/// in-place rules, pins), then each region's capacity. A region with an in-place or pin
+/// error is not packed (its capacity error would be a consequence); the other regions
+/// still are, so their errors come in the same report.
 pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError>> {
     let mut errors = Vec::new();
     let nr = problem.regions.len();
@@ -96,7 +97,10 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
         return Err(errors);
     }
     let groups = build_groups(problem, &mut errors);
-    if !errors.is_empty() {
+    if errors
+        .iter()
+        .any(|e| matches!(e, PlanError::InPlaceCycle { .. }))
+    {
         return Err(errors);
     }
 
@@ -138,9 +142,24 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
         }
     }
     check_pin_overlaps(problem, &groups, &region_of, &mut errors);
-    if !errors.is_empty() {
-        return Err(errors);
+    // Regions with an input error are not packed; the others are.
+    let mut group_of = vec![usize::MAX; problem.buffers.len()];
+    for (gi, g) in groups.iter().enumerate() {
+        for &m in &g.members {
+            group_of[m] = gi;
+        }
     }
+    let mut bad = vec![false; nr];
+    for e in &errors {
+        for m in e.buffers() {
+            if let Some(&gi) = group_of.get(m)
+                && let Some(Some(r)) = region_of.get(gi)
+            {
+                bad[*r] = true;
+            }
+        }
+    }
+    let input_errors = !errors.is_empty();
 
     // Spill: each unplaced group goes to the first region where the region's plan still
     // fits with it, in declaration order.
@@ -149,7 +168,7 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
             continue;
         }
         let mut chosen = None;
-        for r in 0..nr {
+        for r in (0..nr).filter(|&r| !bad[r]) {
             region_of[gi] = Some(r);
             if let Ok(out) = pack_region(problem, &groups, &region_of, r, strategy)
                 && out.1.layout.bytes <= problem.regions[r].capacity
@@ -159,17 +178,13 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
             }
         }
         region_of[gi] = chosen;
-        if chosen.is_none() {
+        if chosen.is_none() && !input_errors {
             errors.push(PlanError::FitsNoRegion {
                 buffer: groups[gi].root,
                 size: groups[gi].size,
             });
         }
     }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-
     let mut buffers = vec![
         Placed {
             region: 0,
@@ -179,6 +194,9 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
     ];
     let mut regions = Vec::with_capacity(nr);
     for r in 0..nr {
+        if bad[r] {
+            continue;
+        }
         let (members, out, instance) = match pack_region(problem, &groups, &region_of, r, strategy)
         {
             Ok(x) => x,

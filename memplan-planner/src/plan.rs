@@ -193,10 +193,7 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
         problem.buffers.len()
     ];
     let mut regions = Vec::with_capacity(nr);
-    for r in 0..nr {
-        if bad[r] {
-            continue;
-        }
+    for r in (0..nr).filter(|&r| !bad[r]) {
         let (members, out, instance) = match pack_region(problem, &groups, &region_of, r, strategy)
         {
             Ok(x) => x,

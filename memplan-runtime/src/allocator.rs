@@ -230,10 +230,9 @@ impl<'a> MemoryAllocator<'a> {
     #[inline]
     pub fn allocate_instance<T>(&self) -> Result<&mut MaybeUninit<T>, Error> {
         let ptr = self.allocate(mem::size_of::<T>(), mem::align_of::<T>())?;
-        // SAFETY: `allocate` returned `size_of::<T>()` fresh bytes aligned for `T`, inside
-        // our buffer and handed out to no one else; they stay reserved until `reset`, which
-        // needs `&mut self` and so cannot run while this borrow of `self` lives.
-        // `MaybeUninit<T>` has no validity requirement on its bytes.
+        // SAFETY: `allocate` gave `size_of::<T>()` fresh bytes of our buffer aligned for `T`,
+        // reserved until `reset`, which needs `&mut self` and so cannot run while this borrow
+        // lives; `MaybeUninit<T>` has no validity requirement on its bytes.
         Ok(unsafe { ptr.cast::<MaybeUninit<T>>().as_mut() })
     }
 

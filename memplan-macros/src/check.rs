@@ -426,19 +426,20 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                         continue;
                     }
                 };
-                let taken: Vec<&str> = rows
+                let taken: Vec<(u64, &str)> = rows
                     .iter()
                     .filter(|(_, r)| buffer_by_name.contains_key(&r.name))
-                    .map(|(_, r)| r.name.as_str())
+                    .map(|(line, r)| (*line, r.name.as_str()))
                     .collect();
-                if let Some(first) = taken.first() {
+                if let Some((line, first)) = taken.first() {
                     let more = match taken.len() - 1 {
                         0 => String::new(),
-                        n => format!(" and {n} more rows"),
+                        1 => ", and 1 more row like it".to_string(),
+                        n => format!(", and {n} more rows like it"),
                     };
                     errors.at(
                         f.path.span(),
-                        format!("plan file {shown}: buffer `{first}`{more} have the names of buffers declared before (is the file read twice?)"),
+                        format!("plan file {shown}:{line}: buffer `{first}` has the name of a buffer declared before it{more} (is the file read twice?)"),
                     );
                     continue;
                 }

@@ -343,7 +343,7 @@ fn report(model: &Model, plan: Option<&Plan>) -> String {
         return format!("memory plan `{}`: the plan has errors", model.name);
     };
     let mut out = format!(
-        "memory plan `{}` (strategy {})\n{:<16} {:>3} {:>12} {:>12} {:>12} {:>6} {:>8} {:>7}\n",
+        "memory plan `{}` (strategy {})\n{:<16} {:>3} {:>12} {:>12} {:>12} {:>9} {:>8} {:>7}\n",
         model.name,
         plan.strategy.name(),
         "region",
@@ -351,7 +351,7 @@ fn report(model: &Model, plan: Option<&Plan>) -> String {
         "capacity",
         "planned",
         "lower bound",
-        "peak",
+        "peak step",
         "buffers",
         "optimal"
     );
@@ -359,7 +359,7 @@ fn report(model: &Model, plan: Option<&Plan>) -> String {
         let n = plan.buffers.iter().filter(|b| b.region == r).count();
         let peak = rp.peak_step.map_or("-".to_string(), |s| s.to_string());
         out.push_str(&format!(
-            "{:<16} {:>3} {:>12} {:>12} {:>12} {:>6} {:>8} {:>7}\n",
+            "{:<16} {:>3} {:>12} {:>12} {:>12} {:>9} {:>8} {:>7}\n",
             model.problem.regions[r].name,
             r,
             rp.capacity,

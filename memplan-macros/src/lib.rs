@@ -37,7 +37,7 @@ mod solve;
 ///         runtime: 2 KiB;
 ///         temp: 1 KiB, align 64;
 ///
-///         // How to pack each region (default: `optimal(nodes = 20000)`).
+///         // How to pack each region (default: `optimal(nodes = 10000)`).
 ///         strategy = best_of;
 ///
 ///         buffer input:  [i8; 490] in dtcm, live 0..=1;

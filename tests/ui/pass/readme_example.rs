@@ -21,9 +21,11 @@ memory_plan! {
     }
 }
 
+// Planned at compile time, checked at compile time: conv1 and conv2 share step 2, so they
+// cannot share bytes.
+const _: () = assert!(<kws::Sram as MemoryId>::SIZE == 16000);
+
 fn main() {
-    // Planned at compile time: conv1 and conv2 share step 2, so they cannot share bytes.
-    assert_eq!(<kws::Sram as MemoryId>::SIZE, 16000);
     print!("{}", kws::REPORT);
 
     let manager = kws::take().expect("the first take gets the manager");
@@ -31,10 +33,12 @@ fn main() {
 
     // Typed access: base + constant, checked at compile time.
     let logits = manager.planned().buffer::<kws::Logits>(); // NonNull<f32>
-    // The data-driven path, bounds-checked at run time.
+    // The data-driven path, bounds-checked at run time; the memory id comes from the
+    // buffer's own region, so it follows the buffer if it moves.
+    type Conv1Region = <kws::Conv1 as PlannedBuffer>::Region;
     let conv1 = manager
         .planned()
-        .get_offset_address(<kws::Sram as MemoryId>::ID, <kws::Conv1 as PlannedBuffer>::OFFSET, 8000)
+        .get_offset_address(<Conv1Region as MemoryId>::ID, <kws::Conv1 as PlannedBuffer>::OFFSET, 8000)
         .expect("inside the region");
     // Kernel scratch, reset when the closure returns.
     manager

@@ -7,7 +7,6 @@
 
 #![allow(missing_docs)]
 
-use std::alloc::Layout;
 use std::hint::black_box;
 use std::mem::MaybeUninit;
 use std::time::Instant;
@@ -15,34 +14,10 @@ use std::time::Instant;
 use bumpalo::Bump;
 use memplan_runtime::MemoryAllocator;
 
-const SEQUENCE: usize = 4096;
-const RESET_EVERY: usize = 64;
-const MAX_SIZE: usize = 128;
-const POOL: usize = RESET_EVERY * (MAX_SIZE + 16);
-const ROUNDS: usize = 2001;
+mod workload;
+use workload::{POOL, RESET_EVERY, SEQUENCE, sequence};
 
-/// The same sequence as the `alloc` benchmark.
-fn sequence() -> Vec<Layout> {
-    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) as usize
-    };
-    (0..SEQUENCE)
-        .map(|_| {
-            let r = next();
-            let size = if r % 4 == 0 {
-                1 + (r >> 2) % MAX_SIZE
-            } else {
-                1 + (r >> 2) % 32
-            };
-            let align = 1 << ((r >> 12) % 5);
-            Layout::from_size_align(size, align).unwrap()
-        })
-        .collect()
-}
+const ROUNDS: usize = 2001;
 
 fn main() {
     if std::env::args().any(|a| a == "--list") {

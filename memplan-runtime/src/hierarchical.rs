@@ -75,8 +75,8 @@ impl<'a> Span<'a> {
         }
     }
 
-    /// A span over a static arena of generated code (`static SPANS: [Span<'static>; N] =
-    /// unsafe { [Span::from_arena(&ARENA0), ...] };`). The span knows the arena's alignment
+    /// A span over a static arena of generated code, for a `static` table of spans (one
+    /// `Span::from_arena(&ARENA0)` per region). The span knows the arena's alignment
     /// from its type, so a typed allocator checks it at compile time.
     ///
     /// # Safety

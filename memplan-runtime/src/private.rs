@@ -29,8 +29,10 @@ use crate::arena::storage_base;
 /// static CONSTANT: Arena<0, Align<1>> = Arena::new();
 /// static RUNTIME: Arena<2048, Align<16>> = Arena::new();
 /// static TEMP: Arena<256, Align<16>> = Arena::new();
+/// // SAFETY: the arenas are used by these spans only.
 /// static SPANS: [ArenaSpan<'static>; 2] =
 ///     unsafe { [ArenaSpan::from_arena(&ARENA0), ArenaSpan::from_arena(&ARENA1)] };
+/// // SAFETY: the pools and spans serve this one manager, handed out once by `TakeOnce`.
 /// static MANAGER: TakeOnce<MemoryManager<'static, Kws>> = TakeOnce::new(unsafe {
 ///     __private::manager::<Kws, _, _, _>(&CONSTANT, &SPANS, &RUNTIME, &TEMP)
 /// });

@@ -3,7 +3,8 @@
 //! `runtime/executor/memory_manager.h`), over memory that `memory_plan!` planned at
 //! compile time.
 //!
-//! `#![no_std]`, no `alloc`, no `static mut`; every size is in bytes.
+//! `#![no_std]`, no `alloc`, no mutable statics (interior mutability only); every size is in
+//! bytes.
 //!
 //! - [`MemoryAllocator`]: a bump allocator over one buffer. Alignment is measured on the
 //!   address, every sum is overflow-checked, a failed request changes nothing, and a

@@ -29,26 +29,35 @@
 //! - **Cut lines.** When no unplaced item is live across a section boundary, the items on
 //!   either side no longer interact: the node splits there and each side is solved on its
 //!   own, in time order, each with a canonical order of its own (a failure on one side fails
-//!   the node, without trying other layouts of the sides already solved). The instance is
-//!   split the same way before the search starts, and a part whose starting plan already
-//!   fits in `C` is not searched at all.
+//!   the node, without trying other layouts of the sides already solved). Each side's items
+//!   are ranked afresh, as MiniMalloc's `SubSolve` does: the `T` key of the preorder then
+//!   counts only the bytes still unplaced. On MiniMalloc's challenging instances this
+//!   re-ranking is what separates a search that finds the optimum in a few thousand nodes
+//!   from one that does not find it in a million. The instance is split the same way
+//!   before the search starts, and a part whose starting plan already fits in `C` is not
+//!   searched at all.
 //! - **Symmetries and repeats.** Items identical in lifetime, size and alignment are placed
 //!   in preorder only (any layout can swap them). When an item that no unplaced item shares
 //!   a step with fails, the later candidates of its node are not tried (MiniMalloc's
 //!   "hatless" pruning: that item keeps its offset in every completion, so it would come
 //!   first). A node's state is its unplaced items with their lowest offsets; states proven
 //!   to fail are remembered under a 128-bit key (at most 2^20 per search), and a node that
-//!   meets one again, with no more candidates than before, fails at once.
+//!   meets one again, with no more candidates than before, fails at once. A part made by a
+//!   split adds a hash of its items to the key, as its preorder depends on them.
 //!
-//! Each node (one item placed) costs one unit of the budget; when the budget runs out the
-//! search stops. The result never depends on the machine's speed or load.
+//! Each node costs one unit of the budget; when the budget runs out the search stops. A
+//! node is a partial layout that passed every check above: one item placed and the
+//! result consistent, as MiniMalloc counts its nodes (a placement that fails a check is
+//! not a node; a node tries at most its part's items). The result never depends on the
+//! machine's speed or load.
 //!
 //! # The driver
 //!
 //! [`optimal`] starts from [`crate::best_of::best_of`]'s plan (bytes `U`) and the lower
 //! bound `L`: the largest of the most bytes live at one step, the alignment-aware bound
-//! ([`crate::instance::aligned_lower_bound`]) and the highest end of a pinned item. If `U = L` it is done. Otherwise it asks the decision question for a sequence
-//! of capacities, each with a share of the budget, keeping the best layout found:
+//! ([`crate::instance::aligned_lower_bound`]) and the highest end of a pinned item. If
+//! `U = L` it is done. Otherwise it asks the decision question for a sequence of
+//! capacities, each with a share of the budget, keeping the best layout found:
 //!
 //! 1. `C = L`, with half the budget. A layout found there is optimal. A search that ends
 //!    without one proves `L` is out of reach, and `L + 1` becomes the proven bound.
@@ -72,9 +81,10 @@
 //!
 //! # Cost
 //!
-//! A node costs about `O(n + d + s·l)` for `n` items in its part, `d` items sharing a step
-//! with the placed one, and `s` sections touched of at most `l` live items each: 1 to 10 µs
-//! on the 170- to 409-item MiniMalloc instances (release build). Memory: `O(n + P + S·L)`
+//! A node costs about `O(n + k·(d + s·l))` for `n` items in its part, `k` candidates tried
+//! before one passes the checks, `d` items sharing a step with a placed one, and `s`
+//! sections touched of at most `l` live items each, plus `O(n log n)` when it splits: 5 to
+//! 25 µs on the 170- to 409-item MiniMalloc instances (release build, 10,000 nodes). Memory: `O(n + P + S·L)`
 //! plus up to about 48 bytes per remembered failed state.
 
 use std::collections::HashMap;
@@ -168,6 +178,9 @@ struct Part {
     items: (usize, usize),
     lo: u32,
     hi: u32,
+    /// Tells apart the preorders of parts made by a split (0 for a static part): a hash of
+    /// the part's items, which fix the part's preorder.
+    salt: u128,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -191,6 +204,8 @@ struct SearchFrame {
 struct SplitFrame {
     parts: (usize, usize),
     next: usize,
+    /// The length of the rank log when the split was made.
+    rank_mark: usize,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -265,6 +280,11 @@ struct Search {
     cands: Vec<u32>,
     nodes_left: u64,
     nodes_used: u64,
+    /// Ranks replaced by [`Search::rerank`]: `(local, old rank)`.
+    rank_log: Vec<(u32, u32)>,
+    rank_scratch: Vec<(u32, u64)>,
+    /// The keys of the preorder in use (one of [`PREORDERS`]), zero-padded.
+    preorder_keys: [u8; 4],
 }
 
 impl Search {
@@ -362,6 +382,7 @@ impl Search {
                 items: (start, static_items.len()),
                 lo,
                 hi,
+                salt: 0,
             });
         }
         let mut part_of = vec![0u32; m];
@@ -416,6 +437,9 @@ impl Search {
             cands: Vec::new(),
             nodes_left: 0,
             nodes_used: 0,
+            rank_log: Vec::new(),
+            rank_scratch: Vec::new(),
+            preorder_keys: [0; 4],
         };
         search.base_min = (0..m).map(|u| search.lowest(u, 0)).collect();
         search
@@ -445,38 +469,23 @@ impl Search {
 
     /// Sets the preorder: `keys` as in [`PREORDERS`].
     fn set_preorder(&mut self, keys: &str) {
+        self.preorder_keys = [0; 4];
+        for (k, c) in keys.bytes().take(4).enumerate() {
+            self.preorder_keys[k] = c;
+        }
         let m = self.size.len();
-        let t: Vec<u64> = (0..m)
+        let mut v: Vec<(u32, u64)> = (0..m)
             .map(|u| {
                 let (lo, hi) = self.span[u];
-                self.total[lo as usize..hi as usize]
-                    .iter()
-                    .copied()
-                    .max()
-                    .unwrap_or(0)
+                let t = self.total[lo as usize..hi as usize].iter().copied().max();
+                (u as u32, t.unwrap_or(0))
             })
             .collect();
-        let key = |u: usize, c: char| -> u128 {
-            match c {
-                'T' => u128::from(t[u]),
-                'W' => u128::from(self.width[u]),
-                'A' => u128::from(self.size[u]) * u128::from(self.width[u]),
-                _ => u128::from(self.size[u]),
-            }
-        };
-        let mut order: Vec<usize> = (0..m).collect();
-        order.sort_by(|&a, &b| {
-            for c in keys.chars() {
-                let o = key(b, c).cmp(&key(a, c));
-                if o.is_ne() {
-                    return o;
-                }
-            }
-            a.cmp(&b)
-        });
-        for (rank, &u) in order.iter().enumerate() {
-            self.pre[u] = rank as u32;
+        self.sort_by_preorder(&mut v);
+        for (rank, &(u, _)) in v.iter().enumerate() {
+            self.pre[u as usize] = rank as u32;
         }
+        let order: Vec<usize> = v.iter().map(|&(u, _)| u as usize).collect();
         // Identical items can swap places in any layout: only the first unplaced one of a
         // group (in preorder) may be placed next.
         let mut by_key = order.clone();
@@ -508,6 +517,7 @@ impl Search {
             self.floor[s] = self.section_floor(s);
         }
         self.log.clear();
+        self.rank_log.clear();
         self.frames.clear();
         self.parts.clear();
         self.part_items.clear();
@@ -670,6 +680,7 @@ impl Search {
         let mut any = false;
         let mut dead = false;
         let mut key = 0u128;
+        key ^= part.salt;
         for k in part.items.0..part.items.1 {
             let u = self.part_items[k] as usize;
             if self.off[u] != UNPLACED {
@@ -736,6 +747,7 @@ impl Search {
             items: (0, self.part_items.len()),
             lo: root.lo,
             hi: root.hi,
+            salt: 0,
         });
         let root_part = self.parts[0];
         if !self.check(&root_part, 0, cap) {
@@ -784,11 +796,6 @@ impl Search {
                     while f.next < f.cands.1 {
                         let b = self.cands[f.next] as usize;
                         f.next += 1;
-                        if self.nodes_left == 0 {
-                            return Status::OutOfNodes;
-                        }
-                        self.nodes_left -= 1;
-                        self.nodes_used += 1;
                         f.mark = self.log.len();
                         let x = self.min_off[b];
                         match self.place(b, cap) {
@@ -801,6 +808,12 @@ impl Search {
                                 continue;
                             }
                         }
+                        // A node: a partial layout that passed every check.
+                        if self.nodes_left == 0 {
+                            return Status::OutOfNodes;
+                        }
+                        self.nodes_left -= 1;
+                        self.nodes_used += 1;
                         match self.child(&part, f.part, b, x, cap) {
                             Some(c) => {
                                 child = Some(c);
@@ -851,6 +864,7 @@ impl Search {
                     sp.next += 1;
                     self.frames[top] = Frame::Split(sp);
                     let part = self.parts[p];
+                    self.rerank(&part);
                     match self.candidates(&part, 0, 0, cap) {
                         None => ret = Some(Status::Found),
                         Some(c) if c.0 == c.1 => ret = Some(Status::Infeasible),
@@ -874,6 +888,49 @@ impl Search {
         ret.unwrap_or(Status::Infeasible)
     }
 
+    /// Sorts `(local, T)` pairs by the preorder in use ([`PREORDERS`]): each key largest
+    /// first, then the local index.
+    fn sort_by_preorder(&self, v: &mut [(u32, u64)]) {
+        let keys = self.preorder_keys;
+        let key = |u: usize, t: u64, c: u8| -> u128 {
+            match c {
+                b'T' => u128::from(t),
+                b'W' => u128::from(self.width[u]),
+                b'A' => u128::from(self.size[u]) * u128::from(self.width[u]),
+                _ => u128::from(self.size[u]),
+            }
+        };
+        v.sort_unstable_by(|&(a, ta), &(b, tb)| {
+            for &c in keys.iter().take_while(|&&c| c != 0) {
+                let o = key(b as usize, tb, c).cmp(&key(a as usize, ta, c));
+                if o.is_ne() {
+                    return o;
+                }
+            }
+            a.cmp(&b)
+        });
+    }
+
+    /// Ranks the items of a part made by a split afresh, as MiniMalloc does: `T` is now
+    /// the most bytes *still unplaced* in a section of the item's lifetime. The old ranks
+    /// go to the rank log, restored when the split is popped.
+    fn rerank(&mut self, part: &Part) {
+        let mut v = std::mem::take(&mut self.rank_scratch);
+        v.clear();
+        for k in part.items.0..part.items.1 {
+            let u = self.part_items[k] as usize;
+            let (lo, hi) = self.span[u];
+            let t = self.rem[lo as usize..hi as usize].iter().copied().max();
+            v.push((u as u32, t.unwrap_or(0)));
+        }
+        self.sort_by_preorder(&mut v);
+        for (rank, &(u, _)) in v.iter().enumerate() {
+            self.rank_log.push((u, self.pre[u as usize]));
+            self.pre[u as usize] = rank as u32;
+        }
+        self.rank_scratch = v;
+    }
+
     /// Records that the node with state `key` fails from `at` on.
     fn remember_failure(&mut self, key: u128, at: (u64, u32)) {
         if let Some(v) = self.failed.get_mut(&key) {
@@ -884,6 +941,11 @@ impl Search {
     }
 
     fn pop_split(&mut self, sp: &SplitFrame) {
+        while self.rank_log.len() > sp.rank_mark {
+            if let Some((u, r)) = self.rank_log.pop() {
+                self.pre[u as usize] = r;
+            }
+        }
         let first = self.parts[sp.parts.0].items.0;
         self.parts.truncate(sp.parts.0);
         self.part_items.truncate(first);
@@ -921,10 +983,15 @@ impl Search {
                     }
                 }
                 if self.part_items.len() > start {
+                    let m = self.size.len();
+                    let salt = self.part_items[start..]
+                        .iter()
+                        .fold(0u128, |h, &u| h ^ zobrist(m + u as usize, 0));
                     self.parts.push(Part {
                         items: (start, self.part_items.len()),
                         lo: w[0],
                         hi: w[1],
+                        salt,
                     });
                 }
             }
@@ -936,6 +1003,7 @@ impl Search {
                 return Some(Frame::Split(SplitFrame {
                     parts: (first_part, self.parts.len()),
                     next: first_part,
+                    rank_mark: self.rank_log.len(),
                 }));
             }
             // One side only: go on with the part as it is.

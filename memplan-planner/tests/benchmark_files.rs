@@ -77,28 +77,48 @@ fn minimalloc_dir() -> Option<PathBuf> {
 }
 
 /// `(file, lower bound, optimum reached by the default budget)`: the default budget
-/// reaches the optimum on C, F and G.
+/// (10,000 nodes) reaches the optimum on C only.
 const MINIMALLOC: &[(&str, u64, bool)] = &[
     ("B.1048576.csv", 1_048_576, false),
     ("C.1048576.csv", 1_039_360, true),
     ("E.1048576.csv", 1_048_576, false),
-    ("F.1048576.csv", 1_048_576, true),
-    ("G.1048576.csv", 1_048_576, true),
+    ("F.1048576.csv", 1_048_576, false),
+    ("G.1048576.csv", 1_048_576, false),
     ("I.1048576.csv", 1_048_576, false),
     ("J.1048576.csv", 989_184, false),
 ];
+
+fn minimalloc_problem(dir: &Path, file: &str) -> Problem {
+    let rows = read_minimalloc(&dir.join(file)).unwrap();
+    problem(
+        rows.into_iter()
+            .map(|(_, r)| Buffer::new(r.id, r.size, 0, r.lower, r.upper - 1))
+            .collect(),
+        1,
+    )
+}
+
+/// The target: with a budget of a million nodes the exact search reaches the
+/// optimum (here the lower bound, MiniMalloc's published optimum) on B, C, E, F, G and I,
+/// and proves it. J has no proven optimum; its best known is checked by the benchmark.
+#[test]
+fn optimal_reaches_the_optimum_on_the_minimalloc_instances_that_have_one() {
+    let Some(dir) = minimalloc_dir() else { return };
+    for &(file, lb, _) in MINIMALLOC.iter().filter(|m| !m.0.starts_with('J')) {
+        let p = minimalloc_problem(&dir, file);
+        let out = plan(&p, Strategy::Optimal { nodes: 1_000_000 }).unwrap();
+        validate(&p, &out).unwrap();
+        let r = &out.regions[0];
+        assert_eq!(r.planned_bytes, lb, "{file}");
+        assert!(r.proven_optimal, "{file}");
+    }
+}
 
 #[test]
 fn every_strategy_is_valid_on_minimalloc_instances() {
     let Some(dir) = minimalloc_dir() else { return };
     for &(file, lb, reached) in MINIMALLOC {
-        let rows = read_minimalloc(&dir.join(file)).unwrap();
-        let p = problem(
-            rows.into_iter()
-                .map(|(_, r)| Buffer::new(r.id, r.size, 0, r.lower, r.upper - 1))
-                .collect(),
-            1,
-        );
+        let p = minimalloc_problem(&dir, file);
         let mut bytes = Vec::new();
         for s in [Strategy::Greedy, Strategy::BestOf, Strategy::default()] {
             let out = plan(&p, s).unwrap();

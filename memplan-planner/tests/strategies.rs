@@ -325,3 +325,20 @@ fn zero_budget_is_best_of_and_the_default_is_optimal() {
     assert_eq!(Strategy::BestOf.name(), "best_of");
     assert_eq!(Strategy::Greedy.name(), "greedy");
 }
+
+proptest! {
+    // Each case runs up to 8! first fits: fewer cases.
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Up to eight items over more steps: deep enough for the search to split a part
+    /// mid-way (the sides ranked afresh) and to meet remembered failed states; still
+    /// exhaustible (8! orders).
+    #[test]
+    fn optimal_matches_exhaustion_on_eight_items(instance in instances(8, 40, 12)) {
+        let want = brute_force(&instance);
+        let out = optimal(&instance, 1_000_000).unwrap();
+        prop_assert!(check(&instance, &out.layout).is_ok());
+        prop_assert_eq!(out.layout.bytes, want);
+        prop_assert!(out.proven_optimal);
+    }
+}

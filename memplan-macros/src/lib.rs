@@ -65,7 +65,11 @@ mod solve;
 /// - `buffer NAME: SIZE CLAUSES;` a planned buffer. Clauses, in any order, optionally
 ///   separated by commas:
 ///   - `in REGION`: the region; without it the buffer goes to the first region, in
-///     declaration order, where the whole plan still fits (declare the fastest first).
+///     declaration order, that can take it (declare the fastest first): the buffers
+///     without `in` join a region, in declaration order, while the most bytes live at
+///     one step stay within its capacity; if the region's plan then overflows
+///     (alignment padding, fragmentation), it keeps the longest prefix of them whose plan
+///     fits and the rest go on to the next region.
 ///   - `live A..=B` (inclusive) or `live A..B` (exclusive): the steps it is live. Two
 ///     buffers whose lifetimes share a step never share a byte.
 ///   - `align A`: the offset's alignment in bytes (default: the region's; for `[T; N]` of

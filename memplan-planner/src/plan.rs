@@ -61,6 +61,21 @@ fn valid_align(a: u64) -> bool {
 
 /// Plans `problem` with `strategy`.
 ///
+/// Buffers with a region ([`Placement::In`]) stay in it. The others
+/// ([`Placement::Anywhere`]) are spilled, region by region in declaration order:
+///
+/// 1. They join the region, in declaration order, while the most bytes live at one step
+///    of the region stays within its capacity; one that would push it over is left for the
+///    next regions (a later, smaller one may still join).
+/// 2. The region is planned. If its plan ends above the capacity (alignment padding or
+///    fragmentation, which the live bytes do not show), it keeps the longest prefix of the
+///    buffers it took whose plan fits, found by bisection on their number, and the others
+///    go on to the next regions.
+///
+/// A buffer that no region takes is a [`PlanError::FitsNoRegion`]. This costs one plan per
+/// region, plus about `log2(k)` for a region that must give back some of its `k` spilled
+/// buffers.
+///
 /// # Errors
 ///
 /// Every [`PlanError`] found, in a deterministic order: input errors first (alignments,
@@ -161,24 +176,9 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
     }
     let input_errors = !errors.is_empty();
 
-    // Spill: each unplaced group goes to the first region where the region's plan still
-    // fits with it, in declaration order.
+    let mut packed = spill(problem, &groups, &mut region_of, &bad, strategy);
     for gi in 0..groups.len() {
-        if region_of[gi].is_some() {
-            continue;
-        }
-        let mut chosen = None;
-        for r in (0..nr).filter(|&r| !bad[r]) {
-            region_of[gi] = Some(r);
-            if let Ok(out) = pack_region(problem, &groups, &region_of, r, strategy)
-                && out.1.layout.bytes <= problem.regions[r].capacity
-            {
-                chosen = Some(r);
-                break;
-            }
-        }
-        region_of[gi] = chosen;
-        if chosen.is_none() && !input_errors {
+        if region_of[gi].is_none() && !input_errors {
             errors.push(PlanError::FitsNoRegion {
                 buffer: groups[gi].root,
                 size: groups[gi].size,
@@ -194,14 +194,15 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
     ];
     let mut regions = Vec::with_capacity(nr);
     for r in (0..nr).filter(|&r| !bad[r]) {
-        let (members, out, instance) = match pack_region(problem, &groups, &region_of, r, strategy)
-        {
-            Ok(x) => x,
-            Err(e) => {
-                errors.push(e);
-                continue;
-            }
-        };
+        let done = packed[r].take().map(Ok);
+        let (members, out, instance) =
+            match done.unwrap_or_else(|| pack_region(problem, &groups, &region_of, r, strategy)) {
+                Ok(x) => x,
+                Err(e) => {
+                    errors.push(e);
+                    continue;
+                }
+            };
         let (lb, peak) = lower_bound(&instance);
         let cap = problem.regions[r].capacity;
         if out.layout.bytes > cap {
@@ -254,6 +255,108 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
     }
 }
 
+/// Region `r` packed: its groups (in group order), the strategy's outcome and the instance.
+type Packed = (Vec<usize>, crate::strategy::Outcome, Instance);
+
+/// Chooses a region for every group without one (`region_of[g] == None`) by the rule on
+/// [`plan()`], skipping the regions marked `bad`. (Trying each group with a whole plan of
+/// the region, the obvious rule, costs a plan per buffer: minutes in a build for a few
+/// hundred buffers under a search budget.)
+///
+/// Groups that no region takes keep `None`. Returns, per region, its packing when the last
+/// one computed is the final one, so that it is not computed again.
+fn spill(
+    problem: &Problem,
+    groups: &[Group],
+    region_of: &mut [Option<usize>],
+    bad: &[bool],
+    strategy: Strategy,
+) -> Vec<Option<Packed>> {
+    let nr = problem.regions.len();
+    let mut packed: Vec<Option<Packed>> = (0..nr).map(|_| None).collect();
+    if region_of.iter().all(Option::is_some) {
+        return packed;
+    }
+    // Time compressed to the points where some group starts or ends.
+    let mut bounds: Vec<u64> = groups
+        .iter()
+        .flat_map(|g| [u64::from(g.lifetime.first), u64::from(g.lifetime.last) + 1])
+        .collect();
+    bounds.sort_unstable();
+    bounds.dedup();
+    let section = |t: u64| bounds.partition_point(|&b| b < t);
+    let span: Vec<(usize, usize)> = groups
+        .iter()
+        .map(|g| {
+            (
+                section(u64::from(g.lifetime.first)),
+                section(u64::from(g.lifetime.last) + 1),
+            )
+        })
+        .collect();
+    for r in (0..nr).filter(|&r| !bad[r]) {
+        let cap = problem.regions[r].capacity;
+        // Bytes live in each section of region `r` (saturating: a sum past `u64::MAX` is
+        // over any capacity anyway).
+        let mut live = vec![0u64; bounds.len()];
+        for gi in (0..groups.len()).filter(|&gi| region_of[gi] == Some(r)) {
+            let (lo, hi) = span[gi];
+            for l in &mut live[lo..hi] {
+                *l = l.saturating_add(groups[gi].size);
+            }
+        }
+        let mut taken = Vec::new();
+        for gi in 0..groups.len() {
+            if region_of[gi].is_some() {
+                continue;
+            }
+            let (lo, hi) = span[gi];
+            let size = groups[gi].size;
+            let most = live[lo..hi].iter().copied().max().unwrap_or(0);
+            if most.checked_add(size).is_some_and(|t| t <= cap) {
+                for l in &mut live[lo..hi] {
+                    *l += size;
+                }
+                taken.push(gi);
+            }
+        }
+        if taken.is_empty() {
+            continue;
+        }
+        let fits =
+            |x: &Result<Packed, PlanError>| x.as_ref().is_ok_and(|p| p.1.layout.bytes <= cap);
+        let keep = |region_of: &mut [Option<usize>], k: usize| {
+            for (j, &gi) in taken.iter().enumerate() {
+                region_of[gi] = (j < k).then_some(r);
+            }
+        };
+        keep(region_of, taken.len());
+        let all = pack_region(problem, groups, region_of, r, strategy);
+        if fits(&all) {
+            packed[r] = all.ok();
+            continue;
+        }
+        // The longest prefix that fits: `lo` kept fits (none kept: the region as declared,
+        // whose own overflow is its error), `hi` kept does not.
+        let (mut lo, mut hi) = (0, taken.len());
+        let mut last_fit: Option<Packed> = None;
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            keep(region_of, mid);
+            let trial = pack_region(problem, groups, region_of, r, strategy);
+            if fits(&trial) {
+                lo = mid;
+                last_fit = trial.ok();
+            } else {
+                hi = mid;
+            }
+        }
+        keep(region_of, lo);
+        packed[r] = last_fit;
+    }
+    packed
+}
+
 /// Packs region `r`: returns the groups in it (in group order), the outcome and the
 /// instance.
 fn pack_region(
@@ -262,7 +365,7 @@ fn pack_region(
     region_of: &[Option<usize>],
     r: usize,
     strategy: Strategy,
-) -> Result<(Vec<usize>, crate::strategy::Outcome, Instance), PlanError> {
+) -> Result<Packed, PlanError> {
     let members: Vec<usize> = (0..groups.len())
         .filter(|&g| region_of[g] == Some(r))
         .collect();

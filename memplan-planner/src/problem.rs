@@ -78,7 +78,9 @@ pub struct Region {
 pub enum Placement {
     /// In this region (an index into [`Problem::regions`]); never moved elsewhere.
     In(usize),
-    /// In the first region, in declaration order, where the whole plan still fits.
+    /// Spilled by the planner: in the first region, in declaration order, that can take it
+    /// alongside the buffers already there (by the most bytes live at one step, then by the
+    /// region's plan; the rule is on [`crate::plan()`]).
     Anywhere,
 }
 
@@ -138,7 +140,8 @@ impl Buffer {
         self
     }
 
-    /// The same buffer, placed by the planner in the first region where the plan fits.
+    /// The same buffer, spilled by the planner to the first region that can take it
+    /// ([`Placement::Anywhere`]).
     pub fn anywhere(mut self) -> Self {
         self.placement = Placement::Anywhere;
         self

@@ -78,18 +78,23 @@ fn padding_the_lower_bound_misses_sends_the_last_buffers_on() {
     }
 }
 
-#[test]
-fn the_prefix_kept_is_the_longest_that_fits() {
-    // Eight 16-byte buffers aligned to 16 plus one aligned to 128, all live together, in a
-    // 128-byte region with alignment 1: the lower bound admits all of them (8 * 16 + 1 =
-    // 129 > 128, so the ninth waits for `slow`), eight fill 128 bytes exactly.
-    let mut buffers: Vec<Buffer> = (0..8)
+/// `n` spilled buffers of 16 bytes aligned to 16, all live at step 0.
+fn blocks(n: usize) -> Vec<Buffer> {
+    (0..n)
         .map(|i| {
             Buffer::new(format!("b{i}"), 16, 0, 0, 0)
                 .with_align(16)
                 .anywhere()
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn the_prefix_kept_is_the_longest_that_fits() {
+    // Eight 16-byte buffers aligned to 16 plus one aligned to 128, all live together, in a
+    // 128-byte region with alignment 1: the lower bound admits all of them (8 * 16 + 1 =
+    // 129 > 128, so the ninth waits for `slow`), eight fill 128 bytes exactly.
+    let mut buffers = blocks(8);
     buffers.push(Buffer::new("last", 1, 0, 0, 0).with_align(128).anywhere());
     let p = Problem {
         regions: vec![region("fast", 128, 1), region("slow", 4096, 1)],
@@ -104,13 +109,7 @@ fn the_prefix_kept_is_the_longest_that_fits() {
     // 16-byte slots for seven. With `one` alone at 0 the seven fill 16..128 exactly, a
     // layout the exact search finds (greedy by size puts the seven first and `one` at 128:
     // over). Bisection keeps the first eight.
-    let mut buffers: Vec<Buffer> = (0..7)
-        .map(|i| {
-            Buffer::new(format!("b{i}"), 16, 0, 0, 0)
-                .with_align(16)
-                .anywhere()
-        })
-        .collect();
+    let mut buffers = blocks(7);
     buffers.push(Buffer::new("one", 1, 0, 0, 0).with_align(64).anywhere());
     buffers.push(Buffer::new("two", 1, 0, 0, 0).with_align(64).anywhere());
     let p = Problem {

@@ -13,6 +13,7 @@ use memplan_planner::{
 };
 use proptest::prelude::{ProptestConfig, prop_assert, prop_assert_eq, proptest};
 use proptest::strategy::Strategy as _;
+use proptest::test_runner::TestCaseError;
 
 /// An independent check of a layout: aligned offsets, pins kept, no two items that share a
 /// step share a byte, and `bytes` is the largest end.
@@ -133,6 +134,18 @@ fn instances(
     })
 }
 
+/// `optimal`, with room to finish, finds the optimum found by exhaustion, proves it, and
+/// reports it as its lower bound.
+fn matches_exhaustion(instance: &Instance) -> Result<(), TestCaseError> {
+    let want = brute_force(instance);
+    let out = optimal(instance, 1_000_000).unwrap();
+    prop_assert!(check(instance, &out.layout).is_ok());
+    prop_assert_eq!(out.layout.bytes, want);
+    prop_assert!(out.proven_optimal);
+    prop_assert_eq!(out.lower_bound, want);
+    Ok(())
+}
+
 const STRATEGIES: [Strategy; 4] = [
     Strategy::Greedy,
     Strategy::BestOf,
@@ -170,12 +183,7 @@ proptest! {
     /// optimum and proves it.
     #[test]
     fn optimal_matches_exhaustion_on_small_instances(instance in instances(6, 12, 8)) {
-        let want = brute_force(&instance);
-        let out = optimal(&instance, 1_000_000).unwrap();
-        prop_assert!(check(&instance, &out.layout).is_ok());
-        prop_assert_eq!(out.layout.bytes, want);
-        prop_assert!(out.proven_optimal);
-        prop_assert_eq!(out.lower_bound, want);
+        matches_exhaustion(&instance)?;
     }
 
     /// The same through `plan` and the planner's own validator: a one-region problem with
@@ -335,10 +343,6 @@ proptest! {
     /// exhaustible (8! orders).
     #[test]
     fn optimal_matches_exhaustion_on_eight_items(instance in instances(8, 40, 12)) {
-        let want = brute_force(&instance);
-        let out = optimal(&instance, 1_000_000).unwrap();
-        prop_assert!(check(&instance, &out.layout).is_ok());
-        prop_assert_eq!(out.layout.bytes, want);
-        prop_assert!(out.proven_optimal);
+        matches_exhaustion(&instance)?;
     }
 }

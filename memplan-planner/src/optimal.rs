@@ -37,10 +37,10 @@
 //!   before the search starts, and a part whose starting plan already fits in `C` is not
 //!   searched at all.
 //! - **Symmetries and repeats.** Items identical in lifetime, size and alignment are placed
-//!   in preorder only (any layout can swap them). When an item that no unplaced item shares
-//!   a step with fails, the later candidates of its node are not tried (MiniMalloc's
-//!   "hatless" pruning: that item keeps its offset in every completion, so it would come
-//!   first). A node's state is its unplaced items with their lowest offsets; states proven
+//!   in preorder only (any layout can swap them). (MiniMalloc's "hatless" pruning, which
+//!   skips a node's later candidates when an item that no unplaced item shares a step with
+//!   fails, has nothing to skip here: such an item is alone in a part of its own once the
+//!   cut lines split the node.) A node's state is its unplaced items with their lowest offsets; states proven
 //!   to fail are remembered under a 128-bit key (at most 2^20 per search), and a node that
 //!   meets one again, with no more candidates than before, fails at once. A part made by a
 //!   split adds a hash of its items to the key, as its preorder depends on them.
@@ -192,8 +192,6 @@ struct SearchFrame {
     cands: (usize, usize),
     next: usize,
     mark: usize,
-    /// The item placed last has no unplaced item it shares a step with.
-    hatless: bool,
     /// The node's state key (see [`Search::candidates`]).
     key: u128,
 }
@@ -570,11 +568,10 @@ impl Search {
     /// Places local `b` at its lowest offset, updating the state (undoable to the log's
     /// length before the call).
     ///
-    /// Returns whether `b` is hatless (no unplaced item shares a step with it), as `Ok`
-    /// when the node lives and as `Err` when it is pruned: an item it raises no longer fits
-    /// under `cap`, or a section it touches can no longer hold its unplaced bytes (the state
-    /// is then partly updated: undo it).
-    fn place(&mut self, b: usize, cap: u64) -> Result<bool, bool> {
+    /// Returns whether the node lives: `false` when an item it raises no longer fits under
+    /// `cap`, or a section it touches can no longer hold its unplaced bytes (the state is
+    /// then partly updated: undo it).
+    fn place(&mut self, b: usize, cap: u64) -> bool {
         let x = self.min_off[b];
         let top = x.saturating_add(self.size[b]);
         self.off[b] = x;
@@ -593,13 +590,11 @@ impl Search {
         }
         self.affected.clear();
         self.mark_affected(lo, hi);
-        let mut hatless = true;
         for k in self.adj_start[b]..self.adj_start[b + 1] {
             let u = self.adj[k] as usize;
             if self.off[u] != UNPLACED {
                 continue;
             }
-            hatless = false;
             let old = self.min_off[u];
             if old < top {
                 self.log.push(Undo::MinOff(u as u32, old));
@@ -607,7 +602,7 @@ impl Search {
                 self.min_off[u] = m;
                 self.zkey[u] = zobrist(u, m);
                 if m.saturating_add(self.size[u]) > cap {
-                    return Err(false);
+                    return false;
                 }
                 // Only sections whose floor was `u`'s old offset can rise; those of `b`
                 // are marked already.
@@ -631,10 +626,10 @@ impl Search {
                 self.floor[s] = f;
             }
             if self.rem[s] > 0 && f.saturating_add(self.rem[s]) > cap {
-                return Err(hatless);
+                return false;
             }
         }
-        Ok(hatless)
+        true
     }
 
     fn undo(&mut self, mark: usize) {
@@ -764,7 +759,6 @@ impl Search {
             cands,
             next: cands.0,
             mark,
-            hatless: false,
             key: self.last_key,
         }));
         let mut ret: Option<Status> = None;
@@ -779,15 +773,7 @@ impl Search {
                             ret = Some(Status::Found);
                             continue;
                         }
-                        Some(Status::Infeasible) => {
-                            self.undo(f.mark);
-                            if f.hatless {
-                                // Hatless pruning: the failed item keeps its offset in
-                                // every completion, so it comes before every later
-                                // candidate; none of them can start a canonical layout.
-                                f.next = f.cands.1;
-                            }
-                        }
+                        Some(Status::Infeasible) => self.undo(f.mark),
                         Some(Status::OutOfNodes) => return Status::OutOfNodes,
                         None => {}
                     }
@@ -798,15 +784,9 @@ impl Search {
                         f.next += 1;
                         f.mark = self.log.len();
                         let x = self.min_off[b];
-                        match self.place(b, cap) {
-                            Ok(h) => f.hatless = h,
-                            Err(hatless) => {
-                                self.undo(f.mark);
-                                if hatless {
-                                    f.next = f.cands.1;
-                                }
-                                continue;
-                            }
+                        if !self.place(b, cap) {
+                            self.undo(f.mark);
+                            continue;
                         }
                         // A node: a partial layout that passed every check.
                         if self.nodes_left == 0 {
@@ -877,7 +857,6 @@ impl Search {
                                 cands,
                                 next: cands.0,
                                 mark,
-                                hatless: false,
                                 key: self.last_key,
                             }));
                         }
@@ -1020,7 +999,6 @@ impl Search {
             cands,
             next: cands.0,
             mark,
-            hatless: false,
             key: self.last_key,
         }))
     }

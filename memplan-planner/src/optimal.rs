@@ -1011,6 +1011,12 @@ impl Search {
         self.reset();
         self.failed.clear();
         let mut searched = vec![false; self.static_parts.len()];
+        // Pinned items are obstacles, never placed: one (of those in a movable item's way)
+        // that ends above `cap` makes every layout end above it. ([`optimal`] never asks
+        // below the end of any pinned item.)
+        if self.obs.iter().any(|&(_, end)| end > cap) {
+            return (Status::Infeasible, searched);
+        }
         for p in 0..self.static_parts.len() {
             if heights[p] <= cap {
                 continue;

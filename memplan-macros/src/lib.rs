@@ -68,8 +68,9 @@ mod solve;
 ///     declaration order, that can take it (declare the fastest first): the buffers
 ///     without `in` join a region, in declaration order, while the most bytes live at
 ///     one step stay within its capacity; if the region's plan then overflows
-///     (alignment padding, fragmentation), it keeps the longest prefix of them whose plan
-///     fits and the rest go on to the next region.
+///     (alignment padding, fragmentation), the buffer with which it starts to overflow
+///     goes on to the next region and the later ones are taken again (the rule in full:
+///     `memplan_planner::plan`).
 ///   - `live A..=B` (inclusive) or `live A..B` (exclusive): the steps it is live. Two
 ///     buffers whose lifetimes share a step never share a byte.
 ///   - `align A`: the offset's alignment in bytes (default: the region's; for `[T; N]` of

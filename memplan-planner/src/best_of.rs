@@ -287,8 +287,9 @@ pub(crate) fn best_of_with(
     let timeline = Timeline::new(instance);
     let peak = peaks(instance, &timeline);
     let (part, nparts) = timeline.parts();
-    // Per part: (lowest end so far, offsets' ordering number); ties keep the earlier one.
-    let mut best_end: Vec<u64> = vec![u64::MAX; nparts];
+    // Per part: the lowest end so far (`None` before the first ordering: an end can be
+    // `u64::MAX` itself); ties keep the earlier ordering.
+    let mut best_end: Vec<Option<u64>> = vec![None; nparts];
     let mut offsets = vec![0u64; items.len()];
     let mut all_bytes = Vec::with_capacity(ORDERINGS.len());
     let mut end = vec![0u64; nparts];
@@ -307,7 +308,9 @@ pub(crate) fn best_of_with(
                 end[p] = end[p].max(layout.offsets[i] + it.size);
             }
         }
-        let better: Vec<bool> = (0..nparts).map(|p| end[p] < best_end[p]).collect();
+        let better: Vec<bool> = (0..nparts)
+            .map(|p| best_end[p].is_none_or(|b| end[p] < b))
+            .collect();
         for (i, it) in items.iter().enumerate() {
             if it.size > 0 && better[part[i] as usize] {
                 offsets[i] = layout.offsets[i];
@@ -315,7 +318,7 @@ pub(crate) fn best_of_with(
         }
         for p in 0..nparts {
             if better[p] {
-                best_end[p] = end[p];
+                best_end[p] = Some(end[p]);
             }
         }
     }
@@ -344,6 +347,17 @@ mod tests {
             lifetime: Lifetime::new(first, last).unwrap(),
             fixed: None,
         }
+    }
+
+    #[test]
+    fn a_part_that_ends_at_the_last_byte_keeps_its_layout() {
+        // The two items fill the address space exactly: the part's end is `u64::MAX`.
+        let inst = Instance {
+            items: vec![item(u64::MAX - 1, 0, 3), item(1, 0, 0)],
+        };
+        let out = best_of(&inst).unwrap();
+        assert_eq!(out.offsets, vec![0, u64::MAX - 1]);
+        assert_eq!(out.bytes, u64::MAX);
     }
 
     #[test]

@@ -68,13 +68,17 @@ fn valid_align(a: u64) -> bool {
 ///    of the region stays within its capacity; one that would push it over is left for the
 ///    next regions (a later, smaller one may still join).
 /// 2. The region is planned. If its plan ends above the capacity (alignment padding or
-///    fragmentation, which the live bytes do not show), it keeps the longest prefix of the
-///    buffers it took whose plan fits, found by bisection on their number, and the others
-///    go on to the next regions.
+///    fragmentation, which the live bytes do not show), the buffer with which it starts to
+///    overflow, found by bisection over the buffers taken in step 1, is sent on to the next
+///    regions; the region keeps the buffers before it and takes the later ones again from
+///    step 1.
 ///
 /// A buffer that no region takes is a [`PlanError::FitsNoRegion`]. This costs one plan per
-/// region, plus about `log2(k)` for a region that must give back some of its `k` spilled
-/// buffers.
+/// region, plus about `1 + log2(k)` for each buffer a region sends on in step 2 (`k` the
+/// buffers it took). Bisection assumes that where a plan of some buffers overflows, a plan
+/// of more does too; `greedy` and `best_of` do not always keep to that (a buffer added can
+/// change the order they place the others in), and then step 2 may send on a buffer that
+/// a plan of more buffers would have fitted.
 ///
 /// # Errors
 ///
@@ -296,63 +300,70 @@ fn spill(
         .collect();
     for r in (0..nr).filter(|&r| !bad[r]) {
         let cap = problem.regions[r].capacity;
-        // Bytes live in each section of region `r` (saturating: a sum past `u64::MAX` is
-        // over any capacity anyway).
-        let mut live = vec![0u64; bounds.len()];
-        for gi in (0..groups.len()).filter(|&gi| region_of[gi] == Some(r)) {
-            let (lo, hi) = span[gi];
-            for l in &mut live[lo..hi] {
-                *l = l.saturating_add(groups[gi].size);
-            }
-        }
-        let mut taken = Vec::new();
-        for gi in 0..groups.len() {
-            if region_of[gi].is_some() {
-                continue;
-            }
-            let (lo, hi) = span[gi];
-            let size = groups[gi].size;
-            let most = live[lo..hi].iter().copied().max().unwrap_or(0);
-            if most.checked_add(size).is_some_and(|t| t <= cap) {
+        // Groups this region sent on because its plan overflowed with them.
+        let mut refused = vec![false; groups.len()];
+        loop {
+            // Step 1: by the live bytes (saturating: a sum past `u64::MAX` is over any
+            // capacity anyway).
+            let mut live = vec![0u64; bounds.len()];
+            for gi in (0..groups.len()).filter(|&gi| region_of[gi] == Some(r)) {
+                let (lo, hi) = span[gi];
                 for l in &mut live[lo..hi] {
-                    *l += size;
+                    *l = l.saturating_add(groups[gi].size);
                 }
-                taken.push(gi);
             }
-        }
-        if taken.is_empty() {
-            continue;
-        }
-        let fits =
-            |x: &Result<Packed, PlanError>| x.as_ref().is_ok_and(|p| p.1.layout.bytes <= cap);
-        let keep = |region_of: &mut [Option<usize>], k: usize| {
-            for (j, &gi) in taken.iter().enumerate() {
-                region_of[gi] = (j < k).then_some(r);
+            let mut taken = Vec::new();
+            for gi in 0..groups.len() {
+                if region_of[gi].is_some() || refused[gi] {
+                    continue;
+                }
+                let (lo, hi) = span[gi];
+                let size = groups[gi].size;
+                let most = live[lo..hi].iter().copied().max().unwrap_or(0);
+                if most.checked_add(size).is_some_and(|t| t <= cap) {
+                    for l in &mut live[lo..hi] {
+                        *l += size;
+                    }
+                    taken.push(gi);
+                }
             }
-        };
-        keep(region_of, taken.len());
-        let all = pack_region(problem, groups, region_of, r, strategy);
-        if fits(&all) {
-            packed[r] = all.ok();
-            continue;
-        }
-        // The longest prefix that fits: `lo` kept fits (none kept: the region as declared,
-        // whose own overflow is its error), `hi` kept does not.
-        let (mut lo, mut hi) = (0, taken.len());
-        let mut last_fit: Option<Packed> = None;
-        while hi - lo > 1 {
-            let mid = lo + (hi - lo) / 2;
-            keep(region_of, mid);
-            let trial = pack_region(problem, groups, region_of, r, strategy);
-            if fits(&trial) {
-                lo = mid;
-                last_fit = trial.ok();
-            } else {
-                hi = mid;
+            if taken.is_empty() {
+                break;
             }
+            // Step 2: by the plan.
+            let fits =
+                |x: &Result<Packed, PlanError>| x.as_ref().is_ok_and(|p| p.1.layout.bytes <= cap);
+            let keep = |region_of: &mut [Option<usize>], k: usize| {
+                for (j, &gi) in taken.iter().enumerate() {
+                    region_of[gi] = (j < k).then_some(r);
+                }
+            };
+            let before = packed[r].take();
+            keep(region_of, taken.len());
+            let all = pack_region(problem, groups, region_of, r, strategy);
+            if fits(&all) {
+                packed[r] = all.ok();
+                break;
+            }
+            // The first group with which the plan overflows: `lo` kept fits (none kept:
+            // the region as it was before this round), `hi` kept does not.
+            let (mut lo, mut hi) = (0, taken.len());
+            let mut last_fit = before;
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                keep(region_of, mid);
+                let trial = pack_region(problem, groups, region_of, r, strategy);
+                if fits(&trial) {
+                    lo = mid;
+                    last_fit = trial.ok();
+                } else {
+                    hi = mid;
+                }
+            }
+            keep(region_of, lo);
+            refused[taken[lo]] = true;
+            packed[r] = last_fit;
         }
-        keep(region_of, lo);
-        packed[r] = last_fit;
     }
     packed
 }

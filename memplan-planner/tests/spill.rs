@@ -90,7 +90,7 @@ fn blocks(n: usize) -> Vec<Buffer> {
 }
 
 #[test]
-fn the_prefix_kept_is_the_longest_that_fits() {
+fn the_buffer_with_which_the_plan_overflows_goes_on() {
     // Eight 16-byte buffers aligned to 16 plus one aligned to 128, all live together, in a
     // 128-byte region with alignment 1: the lower bound admits all of them (8 * 16 + 1 =
     // 129 > 128, so the ninth waits for `slow`), eight fill 128 bytes exactly.
@@ -108,7 +108,7 @@ fn the_prefix_kept_is_the_longest_that_fits() {
     // (114 bytes), but the 1-byte ones can only sit at 0 and 64, which leaves six free
     // 16-byte slots for seven. With `one` alone at 0 the seven fill 16..128 exactly, a
     // layout the exact search finds (greedy by size puts the seven first and `one` at 128:
-    // over). Bisection keeps the first eight.
+    // over). Bisection finds `two` as the buffer that overflows the plan: it goes on.
     let mut buffers = blocks(7);
     buffers.push(Buffer::new("one", 1, 0, 0, 0).with_align(64).anywhere());
     buffers.push(Buffer::new("two", 1, 0, 0, 0).with_align(64).anywhere());
@@ -119,7 +119,8 @@ fn the_prefix_kept_is_the_longest_that_fits() {
     let mut want = vec![0; 8];
     want.push(1);
     assert_eq!(regions_of(&p, Strategy::default()), want);
-    // Greedy's plan of the eight overflows: it keeps the seven 16-byte ones only.
+    // Greedy's plan of the eight overflows: `one` goes on; `two` is taken again, overflows
+    // the same way, and goes on too.
     let mut want = vec![0; 7];
     want.extend([1, 1]);
     assert_eq!(regions_of(&p, Strategy::Greedy), want);
@@ -170,4 +171,54 @@ fn spilling_a_real_plan_gives_the_offsets_of_naming_the_region() {
     validate(&spilled, &b).unwrap();
     assert_eq!(a.buffers, b.buffers);
     assert!(b.buffers.iter().all(|x| x.region == 0));
+}
+
+#[test]
+fn buffers_after_the_one_sent_on_are_taken_again() {
+    // `q` cannot share `fast` with `p` (1-byte buffers aligned to 64 need 65 bytes); `z`
+    // (0 bytes) and `w` (live when nothing else is) fit, and stay.
+    let buffers = vec![
+        Buffer::new("p", 1, 0, 0, 1).with_align(64).anywhere(),
+        Buffer::new("q", 1, 0, 0, 1).with_align(64).anywhere(),
+        Buffer::new("z", 0, 0, 5, 5).anywhere(),
+        Buffer::new("w", 4, 0, 5, 5).anywhere(),
+    ];
+    let one = Problem {
+        regions: vec![region("fast", 64, 1)],
+        buffers: buffers.clone(),
+    };
+    for s in [Strategy::Greedy, Strategy::BestOf, Strategy::default()] {
+        assert_eq!(
+            plan(&one, s).unwrap_err(),
+            [PlanError::FitsNoRegion { buffer: 1, size: 1 }],
+            "{}",
+            s.name()
+        );
+    }
+    let two = Problem {
+        regions: vec![region("fast", 64, 1), region("slow", 4096, 1)],
+        buffers,
+    };
+    assert_eq!(regions_of(&two, Strategy::default()), [0, 1, 0, 0]);
+}
+
+#[test]
+fn a_shorter_list_that_overflows_where_a_longer_one_fits_sends_on_one_buffer_only() {
+    // Greedy by size places `c` (8 bytes) first when it is there, and then `b` (aligned to
+    // 64) fits at 0 beside `a` and `c`: `[a, b, c]` fits 40 bytes, while `[a, b]` puts `a`
+    // at 0 and `b` at 64. Bisection over `[a, b, c, d]` meets `[a, b]` first, so `b` goes
+    // on; `c` and `d` are taken again and fit.
+    let p = Problem {
+        regions: vec![region("fast", 40, 1)],
+        buffers: vec![
+            Buffer::new("a", 7, 0, 2, 3).anywhere(),
+            Buffer::new("b", 1, 0, 3, 3).with_align(64).anywhere(),
+            Buffer::new("c", 8, 0, 2, 2).anywhere(),
+            Buffer::new("d", 2, 0, 3, 3).anywhere(),
+        ],
+    };
+    assert_eq!(
+        plan(&p, Strategy::Greedy).unwrap_err(),
+        [PlanError::FitsNoRegion { buffer: 1, size: 1 }]
+    );
 }

@@ -1,7 +1,7 @@
 //! The planning pass: runs `memplan-planner` on the checked problem and turns each planner
 //! error into a spanned diagnostic with exact byte counts.
 
-use memplan_planner::{Plan, PlanError, Strategy, plan};
+use memplan_planner::{Plan, PlanError, Strategy, plan, validate};
 
 use crate::check::Model;
 use crate::diag::Errors;
@@ -55,12 +55,14 @@ pub fn report_the_rest(model: &Model, errors: &mut Errors) {
 
 /// Plans the model; `None` (with errors recorded) when there is no plan.
 ///
-/// A panic inside the planner (a bug) is caught and reported as a compile error, so the
-/// macro itself never panics.
+/// Every plan is checked by the planner's independent validator before anything is
+/// emitted, so a planner bug cannot reach the firmware as two live buffers sharing bytes:
+/// it is a compile error. A panic inside the planner (a bug too) is caught and reported
+/// the same way, so the macro itself never panics.
 pub fn solve(model: &Model, errors: &mut Errors) -> Option<Plan> {
     let result = std::panic::catch_unwind(|| plan(&model.problem, model.strategy));
     match result {
-        Ok(Ok(p)) => Some(p),
+        Ok(Ok(p)) => checked(model, p, errors),
         Err(_) => {
             errors.at(
                 model.name.span(),
@@ -72,6 +74,29 @@ pub fn solve(model: &Model, errors: &mut Errors) -> Option<Plan> {
             for e in list {
                 report(model, &e, errors);
             }
+            None
+        }
+    }
+}
+
+/// `plan` if the validator accepts it; otherwise `None`, with an internal error recorded.
+pub fn checked(model: &Model, plan: Plan, errors: &mut Errors) -> Option<Plan> {
+    match std::panic::catch_unwind(|| validate(&model.problem, &plan)) {
+        Ok(Ok(())) => Some(plan),
+        Ok(Err(violation)) => {
+            errors.at(
+                model.name.span(),
+                format!(
+                    "internal error: memplan's planner made a plan that its own check rejects ({violation}; buffers are numbered from 0 in declaration order); please report it with the invocation"
+                ),
+            );
+            None
+        }
+        Err(_) => {
+            errors.at(
+                model.name.span(),
+                "internal error: memplan's plan check failed on this plan; please report it with the invocation",
+            );
             None
         }
     }

@@ -47,3 +47,28 @@ fn a_plan_that_does_not_fit_is_a_compile_error_not_a_panic() {
     assert!(out.contains("compile_error"), "{out}");
     assert!(out.contains("needed 32 bytes, available 16"), "{out}");
 }
+
+#[test]
+fn a_plan_the_validator_rejects_is_an_internal_error_not_emitted() {
+    let src: proc_macro2::TokenStream =
+        "mod m { region r: 64 bytes; buffer a: 16 bytes in r, live 0..=1; buffer b: 16 bytes in r, live 1..=2; }"
+            .parse()
+            .unwrap();
+    let mut errors = crate::diag::Errors::default();
+    let parsed = crate::parse::parse(src, &mut errors).unwrap();
+    let model = crate::check::check(parsed, None, &mut errors);
+    let good = crate::solve::solve(&model, &mut errors).unwrap();
+    assert!(errors.is_empty());
+    assert!(crate::solve::checked(&model, good.clone(), &mut errors).is_some());
+    assert!(errors.is_empty());
+    // A planner bug: both buffers, live together at step 1, at one offset.
+    let mut bad = good;
+    bad.buffers[1].offset = bad.buffers[0].offset;
+    assert!(crate::solve::checked(&model, bad, &mut errors).is_none());
+    let out = errors.to_compile_errors().to_string();
+    assert!(out.contains("internal error"), "{out}");
+    assert!(
+        out.contains("buffers 0 and 1 are live at a common step and share bytes"),
+        "{out}"
+    );
+}

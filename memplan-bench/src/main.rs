@@ -124,23 +124,39 @@ fn write_plan(out: &Path, input: &Input, strategy: &str, p: &Plan) -> Result<(),
 }
 
 /// One line of the stderr table.
-fn table_row(
-    file: &str,
+struct Row<'a> {
+    file: &'a str,
     buffers: usize,
     lb: u64,
-    strategy: &str,
+    strategy: &'a str,
     bytes: u64,
     proven: bool,
+    /// Median time, for memplan's strategies.
     ms: Option<f64>,
-) {
+    /// Search nodes used, for memplan's strategies.
+    nodes: Option<u64>,
+}
+
+fn table_row(row: Row<'_>) {
+    let Row {
+        file,
+        buffers,
+        lb,
+        strategy,
+        bytes,
+        proven,
+        ms,
+        nodes,
+    } = row;
     let ratio = if lb == 0 {
         1.0
     } else {
         bytes as f64 / lb as f64
     };
     let ms = ms.map_or_else(|| "-".to_string(), |m| format!("{m:.2}"));
+    let nodes = nodes.map_or_else(|| "-".to_string(), |n| n.to_string());
     eprintln!(
-        "{file:<44} {buffers:>7} {lb:>12} {strategy:<10} {bytes:>12} {ratio:>7.4} {:>6} {ms:>10}",
+        "{file:<44} {buffers:>7} {lb:>12} {strategy:<10} {bytes:>12} {ratio:>7.4} {:>6} {ms:>10} {nodes:>9}",
         if proven { "yes" } else { "no" }
     );
 }
@@ -163,8 +179,8 @@ fn run_files(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
         ])
         .map_err(csv_err)?;
     eprintln!(
-        "{:<44} {:>7} {:>12} {:<10} {:>12} {:>7} {:>6} {:>10}",
-        "file", "buffers", "lower bound", "strategy", "bytes", "x bound", "proven", "ms"
+        "{:<44} {:>7} {:>12} {:<10} {:>12} {:>7} {:>6} {:>10} {:>9}",
+        "file", "buffers", "lower bound", "strategy", "bytes", "x bound", "proven", "ms", "nodes"
     );
     let mut seen = 0;
     for dir in &cli.dirs {
@@ -206,15 +222,16 @@ fn run_files(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
                         format!("{ms:.3}"),
                     ])
                     .map_err(csv_err)?;
-                table_row(
-                    &input.label,
-                    n,
-                    r.lower_bound,
-                    strategy.name(),
-                    r.planned_bytes,
-                    r.proven_optimal,
-                    Some(ms),
-                );
+                table_row(Row {
+                    file: &input.label,
+                    buffers: n,
+                    lb: r.lower_bound,
+                    strategy: strategy.name(),
+                    bytes: r.planned_bytes,
+                    proven: r.proven_optimal,
+                    ms: Some(ms),
+                    nodes: Some(r.search_nodes),
+                });
                 if let Some(out) = &cli.write_plans {
                     write_plan(out, &input, strategy.name(), &p)?;
                 }
@@ -236,7 +253,16 @@ fn run_files(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
                         String::new(),
                     ])
                     .map_err(csv_err)?;
-                table_row(&input.label, n, lb, "executorch", bytes, bytes == lb, None);
+                table_row(Row {
+                    file: &input.label,
+                    buffers: n,
+                    lb,
+                    strategy: "executorch",
+                    bytes,
+                    proven: bytes == lb,
+                    ms: None,
+                    nodes: None,
+                });
             }
             csv_out.flush().map_err(|e| e.to_string())?;
         }
@@ -378,6 +404,7 @@ fn check_layout(
             peak_step: None,
             align: 16,
             proven_optimal: false,
+            search_nodes: 0,
         }],
     };
     validate(&problem, &plan).map_err(|v| format!("invalid layout: {v}"))

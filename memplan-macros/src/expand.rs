@@ -338,14 +338,17 @@ fn elem_checks(model: &Model, i: usize) -> TokenStream {
 }
 
 /// The text of the plan's `REPORT` const.
-fn report(model: &Model, plan: Option<&Plan>) -> String {
+pub(crate) fn report(model: &Model, plan: Option<&Plan>) -> String {
     let Some(plan) = plan else {
         return format!("memory plan `{}`: the plan has errors", model.name);
     };
+    let strategy = match plan.strategy {
+        memplan_planner::Strategy::Optimal { nodes } => format!("optimal, budget {nodes} nodes"),
+        s => s.name().to_string(),
+    };
     let mut out = format!(
-        "memory plan `{}` (strategy {})\n{:<16} {:>3} {:>12} {:>12} {:>12} {:>9} {:>8} {:>7}\n",
+        "memory plan `{}` (strategy {strategy})\n{:<16} {:>3} {:>12} {:>12} {:>12} {:>9} {:>8} {:>7} {:>8}\n",
         model.name,
-        plan.strategy.name(),
         "region",
         "id",
         "capacity",
@@ -353,13 +356,14 @@ fn report(model: &Model, plan: Option<&Plan>) -> String {
         "lower bound",
         "peak step",
         "buffers",
-        "optimal"
+        "optimal",
+        "nodes"
     );
     for (r, rp) in plan.regions.iter().enumerate() {
         let n = plan.buffers.iter().filter(|b| b.region == r).count();
         let peak = rp.peak_step.map_or("-".to_string(), |s| s.to_string());
         out.push_str(&format!(
-            "{:<16} {:>3} {:>12} {:>12} {:>12} {:>9} {:>8} {:>7}\n",
+            "{:<16} {:>3} {:>12} {:>12} {:>12} {:>9} {:>8} {:>7} {:>8}\n",
             model.problem.regions[r].name,
             r,
             rp.capacity,
@@ -367,7 +371,8 @@ fn report(model: &Model, plan: Option<&Plan>) -> String {
             rp.lower_bound,
             peak,
             n,
-            if rp.proven_optimal { "yes" } else { "no" }
+            if rp.proven_optimal { "yes" } else { "no" },
+            rp.search_nodes
         ));
     }
     out

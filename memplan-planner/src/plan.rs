@@ -30,6 +30,9 @@ pub struct RegionPlan {
     pub align: u64,
     /// Whether `planned_bytes` is proven the fewest possible.
     pub proven_optimal: bool,
+    /// Search nodes the strategy used for this region (0 unless [`Strategy::Optimal`]
+    /// searched; equal to its budget when the search stopped there).
+    pub search_nodes: u64,
 }
 
 /// A plan: where every buffer goes.
@@ -246,6 +249,7 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
             peak_step: peak,
             align,
             proven_optimal: out.proven_optimal,
+            search_nodes: out.nodes,
         });
     }
     if errors.is_empty() {

@@ -67,6 +67,9 @@ pub struct Outcome {
     pub layout: Layout,
     /// Whether the layout is proven to use the fewest bytes possible.
     pub proven_optimal: bool,
+    /// Search nodes [`Strategy::Optimal`] used (at most its budget; 0 for the other
+    /// strategies, and when no search was needed).
+    pub nodes: u64,
 }
 
 /// Runs `strategy` on `instance`.
@@ -84,12 +87,12 @@ pub struct Outcome {
 ///
 /// If the instance has more than `u32::MAX` items.
 pub fn run(strategy: Strategy, instance: &Instance) -> Result<Outcome, SizeOverflow> {
-    let (layout, proven) = match strategy {
-        Strategy::Greedy => (crate::greedy::greedy(instance)?, false),
-        Strategy::BestOf => (crate::best_of::best_of(instance)?, false),
+    let (layout, proven, nodes) = match strategy {
+        Strategy::Greedy => (crate::greedy::greedy(instance)?, false, 0),
+        Strategy::BestOf => (crate::best_of::best_of(instance)?, false, 0),
         Strategy::Optimal { nodes } => {
             let out = crate::optimal::optimal(instance, nodes)?;
-            (out.layout, out.proven_optimal)
+            (out.layout, out.proven_optimal, out.nodes)
         }
     };
     let lb = crate::instance::lower_bound(instance)
@@ -98,5 +101,6 @@ pub fn run(strategy: Strategy, instance: &Instance) -> Result<Outcome, SizeOverf
     Ok(Outcome {
         proven_optimal: proven || layout.bytes <= lb,
         layout,
+        nodes,
     })
 }

@@ -127,6 +127,7 @@ fn the_validator_rejects_siblings_sharing_bytes() {
             peak_step: Some(1),
             align: 16,
             proven_optimal: false,
+            search_nodes: 0,
         }],
     };
     assert_eq!(validate(&p, &bad), Err(Violation::Overlap { a: 1, b: 2 }));

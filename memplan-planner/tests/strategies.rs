@@ -168,6 +168,10 @@ proptest! {
             prop_assert!(out.layout.bytes >= lb);
             prop_assert!(out.layout.bytes >= pinned_end(&instance));
             prop_assert_eq!(&run(s, &instance).unwrap(), &out, "{} is not deterministic", s.name());
+            match s {
+                Strategy::Optimal { nodes } => prop_assert!(out.nodes <= nodes),
+                _ => prop_assert_eq!(out.nodes, 0),
+            }
             let searched = matches!(s, Strategy::Optimal { .. });
             if out.proven_optimal && !searched {
                 prop_assert!(out.layout.bytes <= lb.max(aligned_lower_bound(&instance).bytes));

@@ -72,3 +72,41 @@ fn a_plan_the_validator_rejects_is_an_internal_error_not_emitted() {
         "{out}"
     );
 }
+
+#[test]
+fn the_report_shows_the_budget_and_the_nodes_the_search_used() {
+    // Best of the first-fit orderings needs 9 bytes here; the search finds the lower bound,
+    // 8 (steps 0 and 2), and proves it.
+    let src: proc_macro2::TokenStream =
+        "mod m { region r: 64 bytes, align 1; strategy = optimal(nodes = 1000);
+        buffer a: 3 bytes in r, live 0..=1; buffer b: 4 bytes in r, live 2..=2;
+        buffer c: 2 bytes in r, live 0..=0; buffer d: 3 bytes in r, live 0..=0;
+        buffer e: 1 bytes in r, live 3..=3; buffer f: 4 bytes in r, live 1..=3; }"
+            .parse()
+            .unwrap();
+    let mut errors = crate::diag::Errors::default();
+    let parsed = crate::parse::parse(src, &mut errors).unwrap();
+    let model = crate::check::check(parsed, None, &mut errors);
+    let plan = crate::solve::solve(&model, &mut errors).unwrap();
+    let best_of = memplan_planner::plan(&model.problem, memplan_planner::Strategy::BestOf).unwrap();
+    assert_eq!(best_of.regions[0].planned_bytes, 9);
+    let rp = &plan.regions[0];
+    assert_eq!(
+        (rp.planned_bytes, rp.lower_bound, rp.proven_optimal),
+        (8, 8, true)
+    );
+    assert!(
+        rp.search_nodes > 0 && rp.search_nodes <= 1000,
+        "{}",
+        rp.search_nodes
+    );
+    let report = crate::expand::report(&model, Some(&plan));
+    assert!(
+        report.starts_with("memory plan `m` (strategy optimal, budget 1000 nodes)\n"),
+        "{report}"
+    );
+    let row: Vec<&str> = report.lines().nth(2).unwrap().split_whitespace().collect();
+    // region, id, capacity, planned, lower bound, peak step, buffers, optimal, nodes
+    assert_eq!(row[..8], ["r", "0", "64", "8", "8", "0", "6", "yes"]);
+    assert_eq!(row[8], rp.search_nodes.to_string());
+}

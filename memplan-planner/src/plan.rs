@@ -67,9 +67,9 @@ fn valid_align(a: u64) -> bool {
 /// Buffers with a region ([`Placement::In`]) stay in it. The others
 /// ([`Placement::Anywhere`]) are spilled, region by region in declaration order:
 ///
-/// 1. They join the region, in declaration order, while the most bytes live at one step
-///    of the region stays within its capacity; one that would push it over is left for the
-///    next regions (a later, smaller one may still join).
+/// 1. The region takes them, in declaration order, each one that keeps the most bytes live
+///    at one step of the region within its capacity; one that would push it over is left
+///    for the next regions (a later, smaller one may still be taken).
 /// 2. The region is planned. If its plan ends above the capacity (alignment padding or
 ///    fragmentation, which the live bytes do not show), the buffer with which it starts to
 ///    overflow, found by bisection over the buffers taken in step 1, is sent on to the next

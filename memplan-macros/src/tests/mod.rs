@@ -48,17 +48,27 @@ fn a_plan_that_does_not_fit_is_a_compile_error_not_a_panic() {
     assert!(out.contains("needed 32 bytes, available 16"), "{out}");
 }
 
+/// Parses, checks and plans `src`, which must have no error.
+fn planned(
+    src: &str,
+) -> (
+    crate::check::Model,
+    memplan_planner::Plan,
+    crate::diag::Errors,
+) {
+    let mut errors = crate::diag::Errors::default();
+    let parsed = crate::parse::parse(src.parse().unwrap(), &mut errors).unwrap();
+    let model = crate::check::check(parsed, None, &mut errors);
+    let plan = crate::solve::solve(&model, &mut errors).unwrap();
+    assert!(errors.is_empty());
+    (model, plan, errors)
+}
+
 #[test]
 fn a_plan_the_validator_rejects_is_an_internal_error_not_emitted() {
-    let src: proc_macro2::TokenStream =
-        "mod m { region r: 64 bytes; buffer a: 16 bytes in r, live 0..=1; buffer b: 16 bytes in r, live 1..=2; }"
-            .parse()
-            .unwrap();
-    let mut errors = crate::diag::Errors::default();
-    let parsed = crate::parse::parse(src, &mut errors).unwrap();
-    let model = crate::check::check(parsed, None, &mut errors);
-    let good = crate::solve::solve(&model, &mut errors).unwrap();
-    assert!(errors.is_empty());
+    let (model, good, mut errors) = planned(
+        "mod m { region r: 64 bytes; buffer a: 16 bytes in r, live 0..=1; buffer b: 16 bytes in r, live 1..=2; }",
+    );
     assert!(crate::solve::checked(&model, good.clone(), &mut errors).is_some());
     assert!(errors.is_empty());
     // A planner bug: both buffers, live together at step 1, at one offset.
@@ -77,17 +87,12 @@ fn a_plan_the_validator_rejects_is_an_internal_error_not_emitted() {
 fn the_report_shows_the_budget_and_the_nodes_the_search_used() {
     // Best of the first-fit orderings needs 9 bytes here; the search finds the lower bound,
     // 8 (steps 0 and 2), and proves it.
-    let src: proc_macro2::TokenStream =
+    let (model, plan, _) = planned(
         "mod m { region r: 64 bytes, align 1; strategy = optimal(nodes = 1000);
         buffer a: 3 bytes in r, live 0..=1; buffer b: 4 bytes in r, live 2..=2;
         buffer c: 2 bytes in r, live 0..=0; buffer d: 3 bytes in r, live 0..=0;
-        buffer e: 1 bytes in r, live 3..=3; buffer f: 4 bytes in r, live 1..=3; }"
-            .parse()
-            .unwrap();
-    let mut errors = crate::diag::Errors::default();
-    let parsed = crate::parse::parse(src, &mut errors).unwrap();
-    let model = crate::check::check(parsed, None, &mut errors);
-    let plan = crate::solve::solve(&model, &mut errors).unwrap();
+        buffer e: 1 bytes in r, live 3..=3; buffer f: 4 bytes in r, live 1..=3; }",
+    );
     let best_of = memplan_planner::plan(&model.problem, memplan_planner::Strategy::BestOf).unwrap();
     assert_eq!(best_of.regions[0].planned_bytes, 9);
     let rp = &plan.regions[0];

@@ -1,6 +1,7 @@
 //! From a [`Problem`] to a [`Plan`]: check the buffers, merge in-place groups, choose regions,
 //! verify pins, run the strategy on each region and check capacity.
 
+use crate::best_of::Timeline;
 use crate::error::{Overflow, PlanError};
 use crate::instance::{Instance, Item, lower_bound};
 use crate::problem::{Lifetime, MAX_ALIGN, Placement, Problem, Step};
@@ -285,22 +286,23 @@ fn spill(
     if region_of.iter().all(Option::is_some) {
         return packed;
     }
-    // Time compressed to the points where some group starts or ends.
-    let mut bounds: Vec<u64> = groups
+    // Time compressed to the points where some group with bytes starts or ends (groups
+    // of no bytes get an empty span: they never push a region over).
+    let timeline = Timeline::new(&Instance {
+        items: groups
+            .iter()
+            .map(|g| Item {
+                size: g.size,
+                align: 1,
+                lifetime: g.lifetime,
+                fixed: None,
+            })
+            .collect(),
+    });
+    let span: Vec<(usize, usize)> = timeline
+        .span
         .iter()
-        .flat_map(|g| [u64::from(g.lifetime.first), u64::from(g.lifetime.last) + 1])
-        .collect();
-    bounds.sort_unstable();
-    bounds.dedup();
-    let section = |t: u64| bounds.partition_point(|&b| b < t);
-    let span: Vec<(usize, usize)> = groups
-        .iter()
-        .map(|g| {
-            (
-                section(u64::from(g.lifetime.first)),
-                section(u64::from(g.lifetime.last) + 1),
-            )
-        })
+        .map(|&(lo, hi)| (lo as usize, hi as usize))
         .collect();
     for r in (0..nr).filter(|&r| !bad[r]) {
         let cap = problem.regions[r].capacity;
@@ -309,7 +311,7 @@ fn spill(
         loop {
             // Step 1: by the live bytes (saturating: a sum past `u64::MAX` is over any
             // capacity anyway).
-            let mut live = vec![0u64; bounds.len()];
+            let mut live = vec![0u64; timeline.sections()];
             for gi in (0..groups.len()).filter(|&gi| region_of[gi] == Some(r)) {
                 let (lo, hi) = span[gi];
                 for l in &mut live[lo..hi] {

@@ -38,7 +38,8 @@ struct Cli {
     /// The node budget of the `optimal` strategy.
     #[arg(long, default_value_t = Strategy::DEFAULT_NODES)]
     nodes: u64,
-    /// Strategies to run, comma separated, from `greedy,best_of,optimal`.
+    /// Strategies to run, comma separated, from `greedy,best_of,optimal` (or
+    /// `optimal(nodes = N)`, which overrides `--nodes`).
     #[arg(long, value_delimiter = ',', default_value = "greedy,best_of,optimal")]
     strategies: Vec<String>,
     /// Plans per file and strategy; `ms` is the median.
@@ -55,16 +56,16 @@ struct Cli {
     seed: u64,
 }
 
+/// The strategies of `--strategies`, each as `Strategy` reads it; `--nodes` is the budget of
+/// an `optimal` written without one.
 fn strategies(cli: &Cli) -> Result<Vec<Strategy>, String> {
     cli.strategies
         .iter()
-        .map(|s| match s.as_str() {
-            "greedy" => Ok(Strategy::Greedy),
-            "best_of" => Ok(Strategy::BestOf),
-            "optimal" => Ok(Strategy::Optimal { nodes: cli.nodes }),
-            other => Err(format!(
-                "unknown strategy `{other}` (expected greedy, best_of or optimal)"
-            )),
+        .map(|s| match s.parse::<Strategy>() {
+            Ok(Strategy::Optimal { .. }) if s.trim() == "optimal" => {
+                Ok(Strategy::Optimal { nodes: cli.nodes })
+            }
+            other => other.map_err(|e| e.to_string()),
         })
         .collect()
 }
@@ -86,8 +87,13 @@ fn time_plan(input: &Input, strategy: Strategy, runs: usize) -> Result<(Plan, Ve
     let mut first: Option<Plan> = None;
     for _ in 0..runs.max(1) {
         let t = Instant::now();
-        let p = plan(&input.problem, strategy)
-            .map_err(|e| format!("{}: {}: {e:?}", input.label, strategy.name()))?;
+        let p = plan(&input.problem, strategy).map_err(|errors| {
+            let words: Vec<String> = errors
+                .iter()
+                .map(|e| e.display(&input.problem).to_string())
+                .collect();
+            format!("{}: {}: {}", input.label, strategy.name(), words.join("\n"))
+        })?;
         times.push(t.elapsed().as_secs_f64() * 1e3);
         match &first {
             None => first = Some(p),
@@ -314,7 +320,7 @@ fn run_synthetic(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
                 let mut first = None;
                 for _ in 0..runs {
                     let t = Instant::now();
-                    let out = memplan_planner::strategy::run(strategy, &instance).map_err(|e| {
+                    let out = memplan_planner::pack(strategy, &instance).map_err(|e| {
                         format!("{} {n}: overflow at item {}", shape.name(), e.item)
                     })?;
                     times.push(t.elapsed().as_secs_f64() * 1e3);

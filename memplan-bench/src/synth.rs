@@ -17,7 +17,7 @@
 //! `seed_from_u64(seed)`, and are reduced to a range by a widening multiply, so an instance
 //! is a function of `(shape, n, seed)` alone, on every machine.
 
-use memplan_planner::problem::Lifetime;
+use memplan_planner::Lifetime;
 use memplan_planner::{Instance, Item};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};

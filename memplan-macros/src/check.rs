@@ -488,7 +488,7 @@ pub fn check(input: Input, base_dir: Option<&Path>, errors: &mut Errors) -> Mode
                 .max()
                 .unwrap_or(DEFAULT_REGION_ALIGN),
         };
-        match memplan_planner::instance::align_up(b.size, align) {
+        match memplan_planner::align_up(b.size, align) {
             Some(s) => problem.buffers[i].size = s,
             None => {
                 excluded[i] = true;

@@ -2,16 +2,19 @@
 //! (`name,mem_id,offset,size,first,last,dtype,shape`, inclusive lifetimes) and MiniMalloc's
 //! benchmark format (`id,lower,upper,size`, half-open lifetimes), read with the `csv` crate.
 //! Errors name the file and the 1-based line.
+//!
+//! The two layouts are fixed, so their columns are looked up by name in the header and
+//! read field by field (no serde derive: this crate is built inside every firmware build,
+//! through the macro).
 
 use std::fmt;
 use std::path::Path;
-
-use serde::Deserialize;
+use std::str::FromStr;
 
 use crate::problem::{Lifetime, Step};
 
 /// One planned tensor of an ExecuTorch plan file.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExecutorchRow {
     /// The tensor's name, unique in the file.
     pub name: String,
@@ -25,11 +28,10 @@ pub struct ExecutorchRow {
     pub first: Step,
     /// Last step live (node index), inclusive.
     pub last: Step,
-    /// The torch dtype, for example `float32`.
-    #[serde(default)]
+    /// The torch dtype, for example `float32` (empty when the file has no `dtype` column).
     pub dtype: String,
-    /// The dims joined by `x`; empty for 0-d tensors.
-    #[serde(default)]
+    /// The dims joined by `x`; empty for 0-d tensors (and when the file has no `shape`
+    /// column).
     pub shape: String,
 }
 
@@ -44,7 +46,7 @@ impl ExecutorchRow {
 }
 
 /// One buffer of a MiniMalloc benchmark file; `[lower, upper)` is half-open.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MinimallocRow {
     /// The buffer's id.
     pub id: String,
@@ -88,73 +90,112 @@ impl fmt::Display for FileError {
 
 impl std::error::Error for FileError {}
 
-fn parse_rows<T: for<'de> Deserialize<'de>>(
+/// The records of a CSV table with the columns `header` (at least), each with its 1-based
+/// line, and the index of each column of `header` and `optional` in the file's header.
+struct Table {
+    rows: Vec<(u64, csv::StringRecord)>,
+    header: csv::StringRecord,
+}
+
+impl Table {
+    fn read(text: &str, file: &str, header: &[&str]) -> Result<Table, FileError> {
+        let err = |line: Option<u64>, message: String| FileError {
+            file: file.to_string(),
+            line,
+            message,
+        };
+        let mut rdr = csv::ReaderBuilder::new()
+            .trim(csv::Trim::All)
+            .from_reader(text.as_bytes());
+        let got = rdr
+            .headers()
+            .map_err(|e| err(Some(1), format!("cannot read the header: {e}")))?
+            .clone();
+        for h in header {
+            if !got.iter().any(|g| g == *h) {
+                return Err(err(
+                    Some(1),
+                    format!(
+                        "the header has no column `{h}` (expected `{}`)",
+                        header.join(",")
+                    ),
+                ));
+            }
+        }
+        let mut rows = Vec::new();
+        for rec in rdr.records() {
+            let rec = rec.map_err(|e| {
+                let line = e.position().map(|p| p.line());
+                err(line, format!("malformed row: {}", csv_message(&e)))
+            })?;
+            let line = rec.position().map_or(0, |p| p.line());
+            rows.push((line, rec));
+        }
+        Ok(Table { rows, header: got })
+    }
+
+    /// The index of column `name`, if the header has it.
+    fn column(&self, name: &str) -> Option<usize> {
+        self.header.iter().position(|h| h == name)
+    }
+}
+
+/// One row's fields, read by column with errors that name the column.
+struct Fields<'a> {
+    table: &'a Table,
+    rec: &'a csv::StringRecord,
+}
+
+impl Fields<'_> {
+    /// The text of column `name` (empty when the file has no such column).
+    fn text(&self, name: &str) -> String {
+        self.table
+            .column(name)
+            .and_then(|c| self.rec.get(c))
+            .unwrap_or("")
+            .to_string()
+    }
+
+    /// Column `name` as a whole number: "column 4 (`size`): `sixty-four` is not a whole
+    /// number in range" when it is not one.
+    fn number<T: FromStr>(&self, name: &str) -> Result<T, String> {
+        let c = self.table.column(name).unwrap_or(usize::MAX);
+        let value = self.rec.get(c).unwrap_or("");
+        value.parse::<T>().map_err(|_| {
+            format!(
+                "column {} (`{name}`): `{value}` is not a whole number in range",
+                c.saturating_add(1)
+            )
+        })
+    }
+}
+
+/// Reads every row of `text` with `row`, naming `file` and the line in errors.
+fn parse_rows<T>(
     text: &str,
     file: &str,
     header: &[&str],
+    row: impl Fn(&Fields<'_>) -> Result<T, String>,
 ) -> Result<Vec<(u64, T)>, FileError> {
-    let err = |line: Option<u64>, message: String| FileError {
-        file: file.to_string(),
-        line,
-        message,
-    };
-    let mut rdr = csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
-        .from_reader(text.as_bytes());
-    let got = rdr
-        .headers()
-        .map_err(|e| err(Some(1), format!("cannot read the header: {e}")))?
-        .clone();
-    for h in header {
-        if !got.iter().any(|g| g == *h) {
-            return Err(err(
-                Some(1),
-                format!(
-                    "the header has no column `{h}` (expected `{}`)",
-                    header.join(",")
-                ),
-            ));
-        }
-    }
-    let mut rows = Vec::new();
-    for rec in rdr.records() {
-        let rec = rec.map_err(|e| {
-            let line = e.position().map(|p| p.line());
-            err(line, format!("malformed row: {}", csv_message(&e)))
-        })?;
-        let line = rec.position().map_or(0, |p| p.line());
-        let row: T = rec
-            .deserialize(Some(&got))
-            .map_err(|e| err(Some(line), field_message(&e, &got, &rec)))?;
-        rows.push((line, row));
-    }
-    Ok(rows)
-}
-
-/// "column 4 (`size`): `sixty-four` is not a whole number", for a field that does not
-/// parse.
-fn field_message(e: &csv::Error, header: &csv::StringRecord, rec: &csv::StringRecord) -> String {
-    if let csv::ErrorKind::Deserialize { err, .. } = e.kind()
-        && let Some(f) = err.field()
-    {
-        let f = f as usize;
-        let name = header.get(f).unwrap_or("?");
-        let value = rec.get(f).unwrap_or("");
-        let what = match err.kind() {
-            csv::DeserializeErrorKind::ParseInt(_) => "is not a whole number in range".to_string(),
-            other => format!("cannot be read: {other}"),
-        };
-        return format!("column {} (`{name}`): `{value}` {what}", f + 1);
-    }
-    format!("malformed row: {}", csv_message(e))
+    let table = Table::read(text, file, header)?;
+    table
+        .rows
+        .iter()
+        .map(|(line, rec)| {
+            let fields = Fields { table: &table, rec };
+            row(&fields)
+                .map(|r| (*line, r))
+                .map_err(|message| FileError {
+                    file: file.to_string(),
+                    line: Some(*line),
+                    message,
+                })
+        })
+        .collect()
 }
 
 fn csv_message(e: &csv::Error) -> String {
     match e.kind() {
-        csv::ErrorKind::Deserialize { err, .. } => match err.field() {
-            Some(f) => format!("field {}: {}", f + 1, err.kind()),
-            None => err.kind().to_string(),
-        },
         csv::ErrorKind::UnequalLengths {
             expected_len, len, ..
         } => {
@@ -173,10 +214,22 @@ fn csv_message(e: &csv::Error) -> String {
 /// A [`FileError`] naming the file and line: a missing column, a malformed or non-integer
 /// field, `last < first`, or a name used twice (naming both lines).
 pub fn parse_executorch(text: &str, file: &str) -> Result<Vec<(u64, ExecutorchRow)>, FileError> {
-    let rows: Vec<(u64, ExecutorchRow)> = parse_rows(
+    let rows = parse_rows(
         text,
         file,
         &["name", "mem_id", "offset", "size", "first", "last"],
+        |f| {
+            Ok(ExecutorchRow {
+                name: f.text("name"),
+                mem_id: f.number("mem_id")?,
+                offset: f.number("offset")?,
+                size: f.number("size")?,
+                first: f.number("first")?,
+                last: f.number("last")?,
+                dtype: f.text("dtype"),
+                shape: f.text("shape"),
+            })
+        },
     )?;
     let mut seen = std::collections::HashMap::new();
     for (line, r) in &rows {
@@ -226,8 +279,14 @@ pub fn read_executorch(path: &Path) -> Result<Vec<(u64, ExecutorchRow)>, FileErr
 /// A [`FileError`] naming the file and line: a missing column, a malformed field, or
 /// `upper <= lower` (an empty lifetime).
 pub fn parse_minimalloc(text: &str, file: &str) -> Result<Vec<(u64, MinimallocRow)>, FileError> {
-    let rows: Vec<(u64, MinimallocRow)> =
-        parse_rows(text, file, &["id", "lower", "upper", "size"])?;
+    let rows = parse_rows(text, file, &["id", "lower", "upper", "size"], |f| {
+        Ok(MinimallocRow {
+            id: f.text("id"),
+            lower: f.number("lower")?,
+            upper: f.number("upper")?,
+            size: f.number("size")?,
+        })
+    })?;
     for (line, r) in &rows {
         if r.upper <= r.lower {
             return Err(FileError {

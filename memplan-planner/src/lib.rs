@@ -18,26 +18,47 @@
 //! assert_eq!(p.regions[0].planned_bytes, 1024);
 //! validate(&problem, &p).unwrap();
 //! ```
+//!
+//! # What is public
+//!
+//! - The problem ([`Problem`], [`Region`], [`Buffer`]) and [`plan()`], which gives a
+//!   [`Plan`] or every [`PlanError`] (each readable through [`PlanError::display`]).
+//! - [`validate`], a check of any plan against its problem that shares no code with the
+//!   strategies.
+//! - One region's packing problem ([`Instance`]) and [`pack`], which runs one [`Strategy`]
+//!   on it, for benchmarks and tools that have no regions; [`lower_bound`].
+//! - [`files`]: the plan-file readers.
+//!
+//! The strategies' internals (orderings, the search's data structures) are private: their
+//! results, the offsets, are the contract (each [`Strategy`] variant documents its
+//! order and tie-breaks; a change is recorded in the changelog), their code is not.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod best_of;
-pub mod error;
+mod best_of;
+mod conflicts;
+mod error;
 pub mod files;
-pub mod greedy;
-pub mod instance;
-pub mod optimal;
-pub mod plan;
-pub mod problem;
-pub mod strategy;
-pub mod validate;
+mod greedy;
+mod instance;
+mod optimal;
+mod plan;
+mod problem;
+mod strategy;
+mod timeline;
+mod validate;
 
-pub use error::{Overflow, PlanError};
-pub use instance::{Instance, Item, Layout, lower_bound};
+pub use error::{Names, Overflow, PlanError, PlanErrorDisplay};
+pub use instance::{
+    AlignedBound, Instance, Item, Layout, SizeOverflow, align_up, aligned_lower_bound, lower_bound,
+};
 pub use plan::{Placed, Plan, RegionPlan, plan};
 pub use problem::{
     Buffer, DEFAULT_REGION_ALIGN, Lifetime, MAX_ALIGN, Placement, Problem, Region, Step,
 };
-pub use strategy::{Outcome, Strategy};
+pub use strategy::{Outcome, Strategy, StrategyError, pack};
 pub use validate::{Violation, validate};
+
+#[cfg(test)]
+mod tests;

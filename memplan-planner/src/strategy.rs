@@ -1,4 +1,7 @@
-//! The strategies that turn one region's [`Instance`] into a [`Layout`].
+//! The strategies that turn one region's [`Instance`] into a [`Layout`], and their names.
+
+use std::fmt;
+use std::str::FromStr;
 
 use crate::instance::{Instance, Layout, SizeOverflow};
 
@@ -6,17 +9,51 @@ use crate::instance::{Instance, Layout, SizeOverflow};
 ///
 /// Every strategy is deterministic: the same instance gives the same offsets on every
 /// machine, whatever its speed or load. The offsets each strategy gives are part of the
-/// public contract (see each strategy's module for its tie-breaks).
+/// public contract: the orders and tie-breaks below decide them, and a change to one is
+/// recorded in the changelog.
+///
+/// A strategy prints itself as it is written in `memory_plan!` and on the command line
+/// (`greedy`, `best_of`, `optimal(nodes = 10000)`) and parses from the same text
+/// ([`FromStr`]; a bare `optimal` takes [`Strategy::DEFAULT_NODES`]).
+///
+/// ```
+/// use memplan_planner::Strategy;
+///
+/// let s: Strategy = "optimal(nodes = 500)".parse().unwrap();
+/// assert_eq!(s, Strategy::Optimal { nodes: 500 });
+/// assert_eq!(s.to_string(), "optimal(nodes = 500)");
+/// assert_eq!("best_of".parse::<Strategy>().unwrap().name(), "best_of");
+/// assert!("fastest".parse::<Strategy>().is_err());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Strategy {
-    /// Greedy by size, first fit ([`crate::greedy`]): the baseline.
+    /// Greedy by size, first fit: the baseline (TFLite Micro's and ExecuTorch's planners
+    /// are variants of it). Pinned items are placed first, at their offsets; the others in
+    /// order of size, largest first; ties by longer lifetime first, then earlier first
+    /// step, then declaration order. Each goes at the lowest offset, a multiple of its
+    /// alignment, where it overlaps no placed item whose lifetime it shares a step with.
     Greedy,
-    /// The best of several first-fit orderings ([`crate::best_of`]), greedy's included:
-    /// never more bytes than [`Strategy::Greedy`].
+    /// The best of several first-fit orderings, greedy's included: never more bytes than
+    /// [`Strategy::Greedy`]. The orderings, in this order (each ends on declaration order):
+    /// `size` (greedy's own), `peak` (the most bytes live at one step of the item's
+    /// lifetime, largest first; then size, longer lifetime, earlier first step), `length`
+    /// (longest lifetime first; then size, earlier first step), `area` (size times
+    /// lifetime, largest first; then size, earlier first step), `conflicts` (most items
+    /// sharing a step first; then size, earlier first step), `first` (earliest first step;
+    /// then size, longer lifetime), `last` (latest last step; then size, longer lifetime).
+    /// The items split at time cut lines (step boundaries no item with bytes is live
+    /// across) into independent parts; in each part the ordering whose plan of the part
+    /// ends lowest wins, ties to the earlier ordering.
     BestOf,
-    /// An exact branch-and-bound search after MiniMalloc ([`crate::optimal`]), starting from
-    /// [`Strategy::BestOf`]'s plan, that stops after `nodes` search nodes: never more bytes
-    /// than [`Strategy::BestOf`], and optimal when the search completes in the budget.
+    /// An exact branch-and-bound search after MiniMalloc (Moffitt, ASPLOS 2023), starting
+    /// from [`Strategy::BestOf`]'s plan, that stops after `nodes` search nodes: never more
+    /// bytes than [`Strategy::BestOf`], and optimal when the search completes in the
+    /// budget. It asks "is there a layout within `C` bytes?" for `C` = the lower bound
+    /// first (half the budget), then by bisection towards the best layout found; each
+    /// question runs the preorders `TWA`, `TAW`, `ATW` in turn under doubling node limits,
+    /// trying candidates by offset, then preorder (`T`: most bytes live in a section of
+    /// the item's lifetime, `W`: lifetime length, `A`: size times length; each largest
+    /// first; then declaration order).
     Optimal {
         /// The budget, in search nodes (a node: one more buffer placed, with the partial
         /// plan passing every check of the search, as MiniMalloc counts). `0` returns
@@ -58,6 +95,99 @@ impl Strategy {
             Strategy::Optimal { .. } => "optimal",
         }
     }
+
+    /// The node budget, for [`Strategy::Optimal`].
+    pub fn nodes(&self) -> Option<u64> {
+        match self {
+            Strategy::Optimal { nodes } => Some(*nodes),
+            Strategy::Greedy | Strategy::BestOf => None,
+        }
+    }
+
+    /// The strategies as they are written, for messages: `greedy | best_of | optimal(nodes = N)`.
+    pub const SYNTAX: &'static str = "greedy | best_of | optimal(nodes = N)";
+
+    /// The strategy named `name`, with the node budget `nodes` when one is written
+    /// (`optimal(nodes = N)`); a bare `optimal` takes [`Strategy::DEFAULT_NODES`].
+    ///
+    /// # Errors
+    ///
+    /// [`StrategyError::Unknown`] for a name that is not a strategy, and
+    /// [`StrategyError::NoBudget`] for a budget given to `greedy` or `best_of`.
+    pub fn from_parts(name: &str, nodes: Option<u64>) -> Result<Strategy, StrategyError> {
+        match (name, nodes) {
+            ("greedy", None) => Ok(Strategy::Greedy),
+            ("best_of", None) => Ok(Strategy::BestOf),
+            ("optimal", nodes) => Ok(Strategy::Optimal {
+                nodes: nodes.unwrap_or(Strategy::DEFAULT_NODES),
+            }),
+            ("greedy" | "best_of", Some(_)) => Err(StrategyError::NoBudget(name.to_string())),
+            _ => Err(StrategyError::Unknown(name.to_string())),
+        }
+    }
+}
+
+/// A strategy name that [`Strategy::from_parts`] or [`FromStr`] cannot read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StrategyError {
+    /// Not a strategy's name.
+    Unknown(String),
+    /// A node budget given to a strategy that takes none.
+    NoBudget(String),
+    /// `optimal(...)` without a readable `nodes = N` inside.
+    BadBudget(String),
+}
+
+impl fmt::Display for StrategyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StrategyError::Unknown(name) => write!(
+                f,
+                "unknown strategy `{name}`: expected `greedy`, `best_of` or `optimal(nodes = N)`"
+            ),
+            StrategyError::NoBudget(name) => write!(
+                f,
+                "`{name}` takes no node budget; only `optimal(nodes = N)` does"
+            ),
+            StrategyError::BadBudget(text) => write!(
+                f,
+                "cannot read the budget in `{text}`: write `optimal(nodes = N)` with N a whole number"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for StrategyError {}
+
+impl fmt::Display for Strategy {
+    /// As written in `memory_plan!`: `greedy`, `best_of` or `optimal(nodes = N)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Strategy::Optimal { nodes } => write!(f, "optimal(nodes = {nodes})"),
+            other => f.write_str(other.name()),
+        }
+    }
+}
+
+impl FromStr for Strategy {
+    type Err = StrategyError;
+
+    /// `greedy`, `best_of`, `optimal` or `optimal(nodes = N)` (spaces anywhere).
+    fn from_str(text: &str) -> Result<Strategy, StrategyError> {
+        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        let (name, nodes) = match compact.split_once('(') {
+            None => (compact.as_str(), None),
+            Some((name, rest)) => {
+                let n = rest
+                    .strip_suffix(')')
+                    .and_then(|r| r.strip_prefix("nodes="))
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .ok_or_else(|| StrategyError::BadBudget(text.to_string()))?;
+                (name, Some(n))
+            }
+        };
+        Strategy::from_parts(name, nodes)
+    }
 }
 
 /// A strategy's result for one region.
@@ -72,7 +202,7 @@ pub struct Outcome {
     pub nodes: u64,
 }
 
-/// Runs `strategy` on `instance`.
+/// Packs one region: runs `strategy` on `instance`.
 ///
 /// A layout whose bytes equal the instance's lower bound ([`crate::lower_bound`], or the
 /// alignment-aware [`crate::instance::aligned_lower_bound`] when higher) is always reported
@@ -86,7 +216,7 @@ pub struct Outcome {
 /// # Panics
 ///
 /// If the instance has more than `u32::MAX` items.
-pub fn run(strategy: Strategy, instance: &Instance) -> Result<Outcome, SizeOverflow> {
+pub fn pack(strategy: Strategy, instance: &Instance) -> Result<Outcome, SizeOverflow> {
     let (layout, proven, nodes) = match strategy {
         Strategy::Greedy => (crate::greedy::greedy(instance)?, false, 0),
         Strategy::BestOf => (crate::best_of::best_of(instance)?, false, 0),

@@ -153,6 +153,7 @@ pub fn validate(problem: &Problem, plan: &Plan) -> Result<(), Violation> {
             return Err(Violation::InPlaceMoved { buffer: i });
         }
     }
+    let chains = Chains::new(problem);
     // Sweep by first step; `active` holds buffers whose lifetime reaches the current step.
     let mut order: Vec<usize> = (0..problem.buffers.len())
         .filter(|&i| problem.buffers[i].size > 0)
@@ -168,10 +169,7 @@ pub fn validate(problem: &Problem, plan: &Plan) -> Result<(), Violation> {
         );
         for &j in &active {
             // Only a buffer and one in place of it (directly or through others) may share bytes.
-            if plan.buffers[j].region != plan.buffers[i].region
-                || crate::plan::in_place_ancestor(problem, i, j)
-                || crate::plan::in_place_ancestor(problem, j, i)
-            {
+            if plan.buffers[j].region != plan.buffers[i].region || chains.linked(i, j) {
                 continue;
             }
             let (pj, ej) = (
@@ -188,4 +186,63 @@ pub fn validate(problem: &Problem, plan: &Plan) -> Result<(), Violation> {
         active.push(i);
     }
     Ok(())
+}
+
+/// The `in place of` links as a forest (each buffer's parent is its source), numbered by a
+/// depth-first walk so that "one is in place of the other, directly or through others" is
+/// two comparisons. Built here from the problem alone, independently of the planner's own
+/// in-place groups. Buffers on a cycle (which the planner rejects) are in no tree.
+struct Chains {
+    /// Depth-first entry and exit numbers; `(0, 0)` for buffers on a cycle.
+    enter: Vec<u32>,
+    exit: Vec<u32>,
+}
+
+impl Chains {
+    fn new(problem: &Problem) -> Chains {
+        let n = problem.buffers.len();
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut roots = Vec::new();
+        for (i, b) in problem.buffers.iter().enumerate() {
+            match b.in_place_of {
+                Some(s) if s < n => children[s].push(i),
+                _ => roots.push(i),
+            }
+        }
+        let (mut enter, mut exit) = (vec![0u32; n], vec![0u32; n]);
+        let mut clock = 0u32;
+        let mut stack: Vec<(usize, usize)> = Vec::new();
+        for root in roots {
+            clock += 1;
+            enter[root] = clock;
+            stack.push((root, 0));
+            while let Some(top) = stack.last_mut() {
+                let (node, k) = *top;
+                if let Some(&child) = children[node].get(k) {
+                    top.1 += 1;
+                    clock += 1;
+                    enter[child] = clock;
+                    stack.push((child, 0));
+                } else {
+                    clock += 1;
+                    exit[node] = clock;
+                    stack.pop();
+                }
+            }
+        }
+        Chains { enter, exit }
+    }
+
+    /// Whether `a` is `b`'s ancestor in the forest.
+    fn ancestor(&self, a: usize, b: usize) -> bool {
+        self.enter[a] != 0
+            && self.enter[b] != 0
+            && self.enter[a] < self.enter[b]
+            && self.exit[b] < self.exit[a]
+    }
+
+    /// Whether one of `a` and `b` is in place of the other, directly or through others.
+    fn linked(&self, a: usize, b: usize) -> bool {
+        self.ancestor(a, b) || self.ancestor(b, a)
+    }
 }

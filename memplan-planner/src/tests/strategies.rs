@@ -2,13 +2,13 @@
 //! exhaustive check of `optimal` on small ones, and small instances whose optimum is worked
 //! out by hand.
 
-use memplan_planner::best_of::best_of;
-use memplan_planner::greedy::{first_fit, greedy};
-use memplan_planner::instance::aligned_lower_bound;
-use memplan_planner::optimal::optimal;
-use memplan_planner::problem::Lifetime;
-use memplan_planner::strategy::run;
-use memplan_planner::{
+use crate::best_of::best_of;
+use crate::greedy::{first_fit, greedy};
+use crate::instance::aligned_lower_bound;
+use crate::optimal::optimal;
+use crate::problem::Lifetime;
+use crate::strategy::pack as run;
+use crate::{
     Buffer, Instance, Item, Layout, Problem, Region, Strategy, lower_bound, plan, validate,
 };
 use proptest::prelude::{ProptestConfig, prop_assert, prop_assert_eq, proptest};

@@ -3,10 +3,10 @@
 
 use std::path::PathBuf;
 
-use memplan_planner::files::read_executorch;
-use memplan_planner::greedy::{first_fit, greedy, greedy_order};
-use memplan_planner::problem::Lifetime;
-use memplan_planner::{Instance, Item, Layout};
+use crate::files::read_executorch;
+use crate::greedy::{first_fit, greedy, greedy_order};
+use crate::problem::Lifetime;
+use crate::{Instance, Item, Layout};
 use proptest::prelude::*;
 
 /// The reference: the original greedy by size, first fit, scanning every placed item for

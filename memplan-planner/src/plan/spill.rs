@@ -1,0 +1,147 @@
+//! Spilling: a region for every buffer without one ([`Placement::Anywhere`]), by the rule
+//! on [`crate::plan()`].
+
+use crate::error::PlanError;
+use crate::instance::{Instance, Item};
+use crate::problem::Problem;
+use crate::strategy::{Strategy, pack};
+use crate::timeline::Timeline;
+
+use super::{Group, Packed};
+
+/// Chooses a region for every group without one (`region_of[g] == None`) by the rule on
+/// [`plan()`], skipping the regions marked `bad`. (Trying each group with a whole plan of
+/// the region, the obvious rule, costs a plan per buffer: minutes in a build for a few
+/// hundred buffers under a search budget.)
+///
+/// Groups that no region takes keep `None`. Returns, per region, its packing when the last
+/// one computed is the final one, so that it is not computed again.
+pub(super) fn spill(
+    problem: &Problem,
+    groups: &[Group],
+    region_of: &mut [Option<usize>],
+    bad: &[bool],
+    strategy: Strategy,
+) -> Vec<Option<Packed>> {
+    let nr = problem.regions.len();
+    let mut packed: Vec<Option<Packed>> = (0..nr).map(|_| None).collect();
+    if region_of.iter().all(Option::is_some) {
+        return packed;
+    }
+    // Time compressed to the points where some group with bytes starts or ends (groups
+    // of no bytes get an empty span: they never push a region over).
+    let timeline = Timeline::new(&Instance {
+        items: groups
+            .iter()
+            .map(|g| Item {
+                size: g.size,
+                align: 1,
+                lifetime: g.lifetime,
+                fixed: None,
+            })
+            .collect(),
+    });
+    let span: Vec<(usize, usize)> = timeline
+        .span
+        .iter()
+        .map(|&(lo, hi)| (lo as usize, hi as usize))
+        .collect();
+    for r in (0..nr).filter(|&r| !bad[r]) {
+        let cap = problem.regions[r].capacity;
+        // Groups this region sent on because its plan overflowed with them.
+        let mut refused = vec![false; groups.len()];
+        loop {
+            // Step 1: by the live bytes (saturating: a sum past `u64::MAX` is over any
+            // capacity anyway).
+            let mut live = vec![0u64; timeline.sections()];
+            for gi in (0..groups.len()).filter(|&gi| region_of[gi] == Some(r)) {
+                let (lo, hi) = span[gi];
+                for l in &mut live[lo..hi] {
+                    *l = l.saturating_add(groups[gi].size);
+                }
+            }
+            let mut taken = Vec::new();
+            for gi in 0..groups.len() {
+                if region_of[gi].is_some() || refused[gi] {
+                    continue;
+                }
+                let (lo, hi) = span[gi];
+                let size = groups[gi].size;
+                let most = live[lo..hi].iter().copied().max().unwrap_or(0);
+                if most.checked_add(size).is_some_and(|t| t <= cap) {
+                    for l in &mut live[lo..hi] {
+                        *l += size;
+                    }
+                    taken.push(gi);
+                }
+            }
+            if taken.is_empty() {
+                break;
+            }
+            // Step 2: by the plan.
+            let fits =
+                |x: &Result<Packed, PlanError>| x.as_ref().is_ok_and(|p| p.1.layout.bytes <= cap);
+            let keep = |region_of: &mut [Option<usize>], k: usize| {
+                for (j, &gi) in taken.iter().enumerate() {
+                    region_of[gi] = (j < k).then_some(r);
+                }
+            };
+            let before = packed[r].take();
+            keep(region_of, taken.len());
+            let all = pack_region(problem, groups, region_of, r, strategy);
+            if fits(&all) {
+                packed[r] = all.ok();
+                break;
+            }
+            // The first group with which the plan overflows: `lo` kept fits (none kept:
+            // the region as it was before this round), `hi` kept does not.
+            let (mut lo, mut hi) = (0, taken.len());
+            let mut last_fit = before;
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                keep(region_of, mid);
+                let trial = pack_region(problem, groups, region_of, r, strategy);
+                if fits(&trial) {
+                    lo = mid;
+                    last_fit = trial.ok();
+                } else {
+                    hi = mid;
+                }
+            }
+            keep(region_of, lo);
+            refused[taken[lo]] = true;
+            packed[r] = last_fit;
+        }
+    }
+    packed
+}
+
+/// Packs region `r`: returns the groups in it (in group order), the outcome and the
+/// instance.
+pub(super) fn pack_region(
+    problem: &Problem,
+    groups: &[Group],
+    region_of: &[Option<usize>],
+    r: usize,
+    strategy: Strategy,
+) -> Result<Packed, PlanError> {
+    let members: Vec<usize> = (0..groups.len())
+        .filter(|&g| region_of[g] == Some(r))
+        .collect();
+    let instance = Instance {
+        items: members
+            .iter()
+            .map(|&g| Item {
+                size: groups[g].size,
+                align: groups[g].align.max(1),
+                lifetime: groups[g].lifetime,
+                fixed: problem.buffers[groups[g].root].pin,
+            })
+            .collect(),
+    };
+    let out = pack(strategy, &instance).map_err(|e| PlanError::SizeOverflow {
+        buffers: groups[members[e.item]].members.clone(),
+        region: Some(r),
+    })?;
+    Ok((members, out, instance))
+}

@@ -6,7 +6,17 @@ use crate::conflicts::Conflicts;
 use crate::instance::{Instance, align_up};
 use crate::timeline::Timeline;
 
-use super::search::Part;
+/// A set of unplaced items and the sections `[lo, hi)` they live in.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Part {
+    /// The range of the items' list (the static parts' list, or the stack's).
+    pub(super) items: (usize, usize),
+    pub(super) lo: u32,
+    pub(super) hi: u32,
+    /// Tells apart the preorders of parts made by a split (0 for a static part): a hash of
+    /// the part's items, which fix the part's preorder.
+    pub(super) salt: u128,
+}
 
 /// Per local: its size, alignment, lifetime in sections and steps, and its neighbours.
 pub(super) struct Locals {

@@ -103,7 +103,7 @@ mod state;
 use crate::best_of::best_of_with;
 use crate::conflicts::Conflicts;
 use crate::instance::{Instance, Layout, SizeOverflow, aligned_lower_bound, lower_bound};
-use search::Search;
+use search::{Search, Status};
 
 /// What [`optimal`] found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,17 +116,6 @@ pub struct OptimalOutcome {
     pub lower_bound: u64,
     /// Search nodes used (at most the budget).
     pub nodes: u64,
-}
-
-/// A decision search's result.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Status {
-    /// A layout within the capacity was found.
-    Found,
-    /// The whole search space was explored: there is none.
-    Infeasible,
-    /// The node budget ran out first.
-    OutOfNodes,
 }
 
 /// The exact search under a budget of `nodes` search nodes (see the module documentation):

@@ -5,22 +5,20 @@
 use crate::conflicts::Conflicts;
 use crate::instance::Instance;
 
-use super::Status;
-use super::build::{Locals, Sections};
+use super::build::{Locals, Part, Sections};
 use super::memo::{Memo, zobrist};
 use super::preorder::{PREORDERS, Preorder};
 use super::state::{State, UNPLACED};
 
-/// A set of unplaced items and the sections `[lo, hi)` they live in.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Part {
-    /// The range of the items' list (the static parts' list, or the stack's).
-    pub(super) items: (usize, usize),
-    pub(super) lo: u32,
-    pub(super) hi: u32,
-    /// Tells apart the preorders of parts made by a split (0 for a static part): a hash of
-    /// the part's items, which fix the part's preorder.
-    pub(super) salt: u128,
+/// A decision search's result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Status {
+    /// A layout within the capacity was found.
+    Found,
+    /// The whole search space was explored: there is none.
+    Infeasible,
+    /// The node budget ran out first.
+    OutOfNodes,
 }
 
 #[derive(Clone, Copy, Debug)]

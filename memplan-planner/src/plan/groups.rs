@@ -2,9 +2,19 @@
 //! offset; and the in-place rules they must keep.
 
 use crate::error::PlanError;
-use crate::problem::{Placement, Problem};
+use crate::problem::{Lifetime, Placement, Problem};
 
-use super::Group;
+/// An in-place group: a root buffer and every buffer in place of it (transitively). The
+/// group occupies the root's bytes for the hull of all its lifetimes.
+pub(crate) struct Group {
+    pub(crate) root: usize,
+    pub(crate) members: Vec<usize>,
+    /// The region a member names (`In`), or `Anywhere` when none does.
+    pub(crate) placement: Placement,
+    pub(crate) size: u64,
+    pub(crate) align: u64,
+    pub(crate) lifetime: Lifetime,
+}
 
 /// Resolves in-place links into groups, checking the in-place rules.
 pub(super) fn build(problem: &Problem, errors: &mut Vec<PlanError>) -> Vec<Group> {

@@ -6,10 +6,13 @@ mod groups;
 mod pins;
 mod spill;
 
+use groups::Group;
+use spill::Packed;
+
 use crate::error::{Overflow, PlanError};
-use crate::instance::{Instance, lower_bound};
-use crate::problem::{Lifetime, MAX_ALIGN, Placement, Problem, Step};
-use crate::strategy::{Outcome, Strategy};
+use crate::instance::lower_bound;
+use crate::problem::{MAX_ALIGN, Placement, Problem, Step};
+use crate::strategy::Strategy;
 
 /// Where one buffer went.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,18 +52,6 @@ pub struct Plan {
     pub buffers: Vec<Placed>,
     /// One entry per region of the problem, in its order.
     pub regions: Vec<RegionPlan>,
-}
-
-/// An in-place group: a root buffer and every buffer in place of it (transitively). The
-/// group occupies the root's bytes for the hull of all its lifetimes.
-pub(crate) struct Group {
-    pub(crate) root: usize,
-    pub(crate) members: Vec<usize>,
-    /// The region a member names (`In`), or `Anywhere` when none does.
-    pub(crate) placement: Placement,
-    pub(crate) size: u64,
-    pub(crate) align: u64,
-    pub(crate) lifetime: Lifetime,
 }
 
 fn valid_align(a: u64) -> bool {
@@ -309,6 +300,3 @@ fn finish_region(
         search_nodes: out.nodes,
     }
 }
-
-/// Region `r` packed: its groups (in group order), the strategy's outcome and the instance.
-pub(crate) type Packed = (Vec<usize>, Outcome, Instance);

@@ -4,7 +4,7 @@
 use crate::error::PlanError;
 use crate::problem::Problem;
 
-use super::Group;
+use super::groups::Group;
 
 pub(super) fn check(problem: &Problem, g: &Group, r: usize, pin: u64, errors: &mut Vec<PlanError>) {
     if !pin.is_multiple_of(g.align) {

@@ -4,10 +4,13 @@
 use crate::error::PlanError;
 use crate::instance::{Instance, Item};
 use crate::problem::Problem;
-use crate::strategy::{Strategy, pack};
+use crate::strategy::{Outcome, Strategy, pack};
 use crate::timeline::Timeline;
 
-use super::{Group, Packed};
+use super::groups::Group;
+
+/// Region `r` packed: its groups (in group order), the strategy's outcome and the instance.
+pub(super) type Packed = (Vec<usize>, Outcome, Instance);
 
 /// Chooses a region for every group without one (`region_of[g] == None`) by the rule on
 /// [`plan()`], skipping the regions marked `bad`. (Trying each group with a whole plan of

@@ -1,7 +1,12 @@
-//! Unit tests of the whole pipeline on token streams (no compiler needed).
+//! The whole pipeline on token streams (no compiler needed).
 
-use crate::run;
 use std::fmt::Write as _;
+
+use memplan_lang::{Diagnostics, Env, Model, check, expand};
+
+fn run(tokens: proc_macro2::TokenStream, _: Option<()>) -> proc_macro2::TokenStream {
+    expand(tokens, &Env::default())
+}
 
 /// A plan of `n` buffers, each 64 bytes live two steps, in one region.
 fn plan_of(n: usize) -> proc_macro2::TokenStream {
@@ -49,19 +54,14 @@ fn a_plan_that_does_not_fit_is_a_compile_error_not_a_panic() {
 }
 
 /// Parses, checks and plans `src`, which must have no error.
-fn planned(
-    src: &str,
-) -> (
-    crate::check::Model,
-    memplan_planner::Plan,
-    crate::diag::Errors,
-) {
-    let mut errors = crate::diag::Errors::default();
-    let parsed = crate::parse::parse(src.parse().unwrap(), &mut errors).unwrap();
-    let model = crate::check::check(parsed, None, &mut errors);
-    let plan = crate::solve::solve(&model, &mut errors).unwrap();
-    assert!(errors.is_empty());
-    (model, plan, errors)
+fn planned(src: &str) -> (Model, memplan_planner::Plan, Diagnostics) {
+    let checked = check(src.parse().unwrap(), &Env::default());
+    assert!(checked.diagnostics.is_empty());
+    (
+        checked.model.unwrap(),
+        checked.plan.unwrap(),
+        checked.diagnostics,
+    )
 }
 
 #[test]
@@ -69,12 +69,13 @@ fn a_plan_the_validator_rejects_is_an_internal_error_not_emitted() {
     let (model, good, mut errors) = planned(
         "mod m { region r: 64 bytes; buffer a: 16 bytes in r, live 0..=1; buffer b: 16 bytes in r, live 1..=2; }",
     );
-    assert!(crate::solve::checked(&model, good.clone(), &mut errors).is_some());
+    let (problem, _) = model.problem();
+    assert!(memplan_lang::plan::checked(&model, &problem, good.clone(), &mut errors).is_some());
     assert!(errors.is_empty());
     // A planner bug: both buffers, live together at step 1, at one offset.
     let mut bad = good;
     bad.buffers[1].offset = bad.buffers[0].offset;
-    assert!(crate::solve::checked(&model, bad, &mut errors).is_none());
+    assert!(memplan_lang::plan::checked(&model, &problem, bad, &mut errors).is_none());
     let out = errors.to_compile_errors().to_string();
     assert!(out.contains("internal error"), "{out}");
     assert!(
@@ -93,7 +94,8 @@ fn the_report_shows_the_budget_and_the_nodes_the_search_used() {
         buffer c: 2 bytes in r, live 0..=0; buffer d: 3 bytes in r, live 0..=0;
         buffer e: 1 bytes in r, live 3..=3; buffer f: 4 bytes in r, live 1..=3; }",
     );
-    let best_of = memplan_planner::plan(&model.problem, memplan_planner::Strategy::BestOf).unwrap();
+    let (problem, _) = model.problem();
+    let best_of = memplan_planner::plan(&problem, memplan_planner::Strategy::BestOf).unwrap();
     assert_eq!(best_of.regions[0].planned_bytes, 9);
     let rp = &plan.regions[0];
     assert_eq!(
@@ -105,7 +107,7 @@ fn the_report_shows_the_budget_and_the_nodes_the_search_used() {
         "{}",
         rp.search_nodes
     );
-    let report = crate::expand::report(&model, Some(&plan));
+    let report = memplan_lang::emit::report(&model, Some(&plan));
     assert!(
         report.starts_with("memory plan `m` (strategy optimal, budget 1000 nodes)\n"),
         "{report}"

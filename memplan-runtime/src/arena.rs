@@ -27,12 +27,12 @@ pub trait Alignment: sealed::Sealed + 'static {
 /// [`MAX_ALIGN`] implement [`Alignment`]:
 ///
 /// ```compile_fail,E0277
-/// use memplan_runtime::__private::{Arena, Align};
+/// use memplan_runtime::__private_0_1_0::{Arena, Align};
 /// static TOO_ALIGNED: Arena<16, Align<131072>> = Arena::new();
 /// ```
 ///
 /// ```compile_fail,E0277
-/// use memplan_runtime::__private::{Arena, Align};
+/// use memplan_runtime::__private_0_1_0::{Arena, Align};
 /// static NOT_A_POWER_OF_TWO: Arena<16, Align<24>> = Arena::new();
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -75,7 +75,7 @@ static_assertions::const_assert_eq!(<Align<MAX_ALIGN> as Alignment>::ALIGN, MAX_
 /// Static storage for one region or pool: `N` bytes, aligned to `A::ALIGN`.
 ///
 /// ```
-/// use memplan_runtime::__private::{Arena, Align};
+/// use memplan_runtime::__private_0_1_0::{Arena, Align};
 /// static SRAM: Arena<1024, Align<64>> = Arena::new();
 /// assert_eq!(core::mem::size_of_val(&SRAM), 1024);
 /// assert_eq!(SRAM.as_ptr().addr() % 64, 0);
@@ -128,7 +128,7 @@ impl<const N: usize, A: Alignment> Arena<N, A> {
 }
 
 /// A static arena of any size and alignment, for generic code in const context
-/// ([`__private::manager`](crate::__private::manager)). Sealed: only [`Arena`] implements it.
+/// ([`manager`](crate::__private_0_1_0::manager)). Sealed: only [`Arena`] implements it.
 pub trait ArenaStorage: sealed::Sealed + Sync + 'static {
     /// Length in bytes.
     const LEN: usize;

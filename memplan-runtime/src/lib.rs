@@ -135,9 +135,12 @@ mod manager;
 mod plan;
 mod take_once;
 
+/// What generated code calls: not an API. Named after this crate's version, which the
+/// macro that generates the calls pins exactly, so code from another version of the
+/// macro does not build against it.
 #[doc(hidden)]
 #[path = "private.rs"]
-pub mod __private;
+pub mod __private_0_1_0;
 
 pub use allocator::MemoryAllocator;
 pub use arena::MAX_ALIGN;

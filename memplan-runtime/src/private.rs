@@ -11,7 +11,7 @@ use crate::arena::storage_base;
 /// The plan's `MemoryManager` over its static arenas, in a `static` initializer:
 ///
 /// ```
-/// use memplan_runtime::__private::{self, Align, Arena, ArenaSpan, TakeOnce};
+/// use memplan_runtime::__private_0_1_0::{self as __private, Align, Arena, ArenaSpan, TakeOnce};
 /// use memplan_runtime::{MemoryManager, Plan, RegionInfo, RegionKind};
 ///
 /// pub enum Kws {}

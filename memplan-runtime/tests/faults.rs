@@ -4,7 +4,7 @@
 use core::mem::MaybeUninit;
 use core::ptr::NonNull;
 
-use memplan_runtime::__private::{self, Align, Arena, ArenaSpan, TakeOnce};
+use memplan_runtime::__private_0_1_0::{self as __private, Align, Arena, ArenaSpan, TakeOnce};
 use memplan_runtime::{
     Error, HierarchicalAllocator, MemoryAllocator, MemoryId, MemoryManager, Plan, PlanMismatch,
     PlannedBuffer, RegionInfo, RegionKind, Span,

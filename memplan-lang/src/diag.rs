@@ -1,0 +1,123 @@
+//! Diagnostics: every problem found is kept, spanned on its tokens, and all are reported
+//! together (as serde_derive's `Ctxt` does). The macro turns them into `compile_error!`s;
+//! the CLI prints them with their file, line and column.
+
+use proc_macro2::{Ident, Span, TokenStream, TokenTree};
+
+/// The tokens a diagnostic points at: from the start of `first` to the end of `last` (on
+/// stable Rust a proc macro cannot join spans, but an error spanned on a token stream
+/// covers it from its first to its last token).
+#[derive(Clone, Copy, Debug)]
+pub struct SpanRange {
+    /// The first token.
+    pub first: Span,
+    /// The last token.
+    pub last: Span,
+}
+
+impl SpanRange {
+    /// The tokens from `first` to `last`.
+    pub fn new(first: Span, last: Span) -> Self {
+        SpanRange { first, last }
+    }
+}
+
+impl From<Span> for SpanRange {
+    fn from(s: Span) -> Self {
+        SpanRange { first: s, last: s }
+    }
+}
+
+/// One error: its message (a first line, perhaps followed by `note:` and `help:` lines)
+/// and where it points.
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    /// Where the error points.
+    pub span: SpanRange,
+    /// The message.
+    pub message: String,
+    /// A syntax error as syn reported it (kept whole, spans and all).
+    syntax: Option<syn::Error>,
+}
+
+impl Diagnostic {
+    /// The error as a `syn::Error`, spanned on its tokens.
+    fn to_syn(&self) -> syn::Error {
+        if let Some(e) = &self.syntax {
+            return e.clone();
+        }
+        let tokens: TokenStream = [
+            TokenTree::Ident(Ident::new("x", self.span.first)),
+            TokenTree::Ident(Ident::new("x", self.span.last)),
+        ]
+        .into_iter()
+        .collect();
+        syn::Error::new_spanned(tokens, &self.message)
+    }
+}
+
+/// The diagnostics found so far.
+#[derive(Default, Debug)]
+pub struct Diagnostics {
+    list: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    /// Records a syntax error from syn (its message and first span).
+    pub fn push(&mut self, e: syn::Error) {
+        for e in e {
+            self.list.push(Diagnostic {
+                span: e.span().into(),
+                message: e.to_string(),
+                syntax: Some(e),
+            });
+        }
+    }
+
+    /// Records an error with `message` at `span` (a token or a range of tokens).
+    pub fn at(&mut self, span: impl Into<SpanRange>, message: impl std::fmt::Display) {
+        self.list.push(Diagnostic {
+            span: span.into(),
+            message: message.to_string(),
+            syntax: None,
+        });
+    }
+
+    /// How many errors were recorded.
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// Whether any error was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// The errors, in the order found.
+    pub fn iter(&self) -> std::slice::Iter<'_, Diagnostic> {
+        self.list.iter()
+    }
+
+    /// All errors as `compile_error!` invocations, in order.
+    pub fn to_compile_errors(&self) -> TokenStream {
+        let mut iter = self.list.iter().map(Diagnostic::to_syn);
+        match iter.next() {
+            None => TokenStream::new(),
+            Some(mut first) => {
+                for e in iter {
+                    first.combine(e);
+                }
+                first.to_compile_error()
+            }
+        }
+    }
+}
+
+impl IntoIterator for Diagnostics {
+    type Item = Diagnostic;
+    type IntoIter = std::vec::IntoIter<Diagnostic>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.list.into_iter()
+    }
+}

@@ -1,0 +1,42 @@
+//! The const tables: the plan's `REGION_INFO` rows and `BUFFERS`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::resolve::Resolved;
+use crate::lower::Model;
+
+/// `RegionInfo::new(name, id, size, capacity, align, kind)` per region.
+pub(super) fn region_rows(model: &Model, resolved: &Resolved, p: &TokenStream) -> Vec<TokenStream> {
+    let k = &model.krate;
+    model
+        .regions
+        .iter()
+        .zip(&resolved.regions)
+        .enumerate()
+        .map(|(r, (record, out))| {
+            let rname = &record.region.name;
+            let id = r as u32;
+            let capacity = record.region.capacity;
+            let (size, align) = (out.size, out.align);
+            let kind = &record.kind;
+            quote!(#k::RegionInfo::new(#rname, #id, #p::to_usize(#size), #p::to_usize(#capacity), #p::to_usize(#align), #k::RegionKind::#kind))
+        })
+        .collect()
+}
+
+/// `BufferInfo::new(name, id, offset, size, first, last)` per buffer of the table.
+pub(super) fn buffer_rows(model: &Model, resolved: &Resolved, p: &TokenStream) -> Vec<TokenStream> {
+    let k = &model.krate;
+    resolved
+        .table
+        .iter()
+        .map(|&i| {
+            let b = &model.buffers[i].buffer;
+            let out = &resolved.buffers[i];
+            let (n, id, off, size) = (&b.name, out.region as u32, out.offset, out.size);
+            let (first, last) = (b.lifetime.first, b.lifetime.last);
+            quote!(#k::BufferInfo::new(#n, #id, #p::to_usize(#off), #p::to_usize(#size), #first, #last))
+        })
+        .collect()
+}

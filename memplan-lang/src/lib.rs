@@ -1,0 +1,99 @@
+//! The `memory_plan!` language: its grammar, its lowering to memplan's planning problem,
+//! every diagnostic's text and span, and the code it generates. The proc macro
+//! (`memplan-macros`), build scripts and the `memplan` command all go through this crate,
+//! so they accept the same input and print the same messages (as `defmt-parser` serves
+//! defmt's macros and its host decoder).
+//!
+//! The pipeline reads parse -> lower -> plan -> emit, a module each:
+//!
+//! - [`parse`]: the syntax tree with spans, one statement at a time;
+//! - [`lower`]: names, sizes, alignments, lifetimes and plan files, checked and lowered
+//!   to a [`Model`], one record per region and per buffer, holding a
+//!   [`memplan_planner::Problem`];
+//! - [`plan`](mod@plan): the plan, validated, or the planner's errors spanned on their
+//!   declarations;
+//! - [`emit`]: typed ids, the buffer table, static arenas, the manager.
+//!
+//! Nothing here panics on any input: every bad input becomes a [`Diagnostic`] spanned on
+//! the offending tokens, and all are reported in one pass. With errors, [`expand`] still
+//! emits the typed ids and an inert `take()`, so one mistake does not cascade.
+//!
+//! ```
+//! use memplan_lang::{Env, check};
+//!
+//! let tokens = "mod m { region r: 16 bytes; buffer a: 32 bytes in r, live 0..=0; }"
+//!     .parse()
+//!     .unwrap();
+//! let checked = check(tokens, &Env::default());
+//! let first = checked.diagnostics.iter().next().unwrap();
+//! assert_eq!(
+//!     first.message,
+//!     "buffer `a` overflows region `r`: needed 32 bytes, available 16 (over by 16)"
+//! );
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod diag;
+pub mod emit;
+pub mod lower;
+mod names;
+pub mod parse;
+pub mod plan;
+pub mod source;
+
+pub use diag::{Diagnostic, Diagnostics, SpanRange};
+pub use lower::{Env, Model};
+
+use memplan_planner::Plan;
+use proc_macro2::TokenStream;
+
+/// One invocation's input, checked and planned.
+pub struct Checked {
+    /// Every error, in the order found (empty when the plan is good).
+    pub diagnostics: Diagnostics,
+    /// The lowered invocation (`None` when its module header cannot be read).
+    pub model: Option<Model>,
+    /// The plan, when there is no error.
+    pub plan: Option<Plan>,
+}
+
+impl Checked {
+    /// The plan's report (the generated `REPORT` const), when there is a plan.
+    pub fn report(&self) -> Option<String> {
+        match (&self.model, &self.plan) {
+            (Some(m), Some(p)) => Some(emit::report(m, Some(p))),
+            _ => None,
+        }
+    }
+}
+
+/// Parses, lowers and plans the body of one `memory_plan!` invocation.
+pub fn check(tokens: TokenStream, env: &Env) -> Checked {
+    let mut diagnostics = Diagnostics::default();
+    let Some(input) = parse::parse(tokens, &mut diagnostics) else {
+        return Checked {
+            diagnostics,
+            model: None,
+            plan: None,
+        };
+    };
+    let model = lower::lower(input, env, &mut diagnostics);
+    let plan = plan::plan(&model, &mut diagnostics);
+    Checked {
+        diagnostics,
+        model: Some(model),
+        plan,
+    }
+}
+
+/// The whole expansion of one `memory_plan!` invocation: the module, or its errors as
+/// `compile_error!`s followed by the fallback module.
+pub fn expand(tokens: TokenStream, env: &Env) -> TokenStream {
+    let checked = check(tokens, env);
+    let mut out = checked.diagnostics.to_compile_errors();
+    if let Some(model) = &checked.model {
+        out.extend(emit::emit(model, checked.plan.as_ref()));
+    }
+    out
+}

@@ -1,0 +1,204 @@
+//! `buffer` statements: a planned buffer's size, element type, alignment, region,
+//! lifetime, pin and in-place source.
+
+use memplan_planner::{Buffer, DEFAULT_REGION_ALIGN, Lifetime, Placement};
+use quote::quote;
+use syn::Ident;
+use syn::spanned::Spanned;
+
+use super::context::Lowering;
+use super::model::{BufferRecord, BufferSpans, Declared, ElemInfo};
+use super::values::{check_align, placement_of, size_bytes};
+use crate::diag::SpanRange;
+use crate::names;
+use crate::parse::{BufferDecl, Elem, Live};
+
+/// A buffer whose statement did not parse (the error is reported): its name and type are
+/// declared, so that the user's code naming it raises no further errors, and it is left
+/// out of the plan.
+pub(super) fn declare_broken(cx: &mut Lowering<'_>, name: Ident) {
+    let tname = names::type_name(&name.to_string(), 'B');
+    let emit = !cx.buffer_by_name.contains_key(&name.to_string())
+        && cx.claim(&tname, name.span(), format!("buffer `{name}`"));
+    cx.buffer_by_name
+        .insert(name.to_string(), cx.model.buffers.len());
+    let span = name.span();
+    cx.model.buffers.push(BufferRecord {
+        attrs: Vec::new(),
+        type_ident: names::ident(&tname, span),
+        spans: BufferSpans {
+            name: span,
+            size: span.into(),
+            pin: span.into(),
+            in_place: span,
+        },
+        origin: None,
+        live_text: String::new(),
+        elem: ElemInfo::Bytes,
+        buffer: Buffer::new(name.to_string(), 0, 0, 0, 0).anywhere(),
+        declared: Declared::default(),
+        excluded: true,
+        emit,
+    });
+}
+
+pub(super) fn declare(cx: &mut Lowering<'_>, b: BufferDecl) {
+    let errors_before = cx.diags.len();
+    let name = b.name.to_string();
+    let index = cx.model.buffers.len();
+    let tname = names::type_name(&name, 'B');
+    let emit = if let Some(&prev) = cx.buffer_by_name.get(&name) {
+        cx.diags.at(
+            b.name.span(),
+            format!("buffer `{name}` is declared twice: rename or remove one"),
+        );
+        let first = cx.model.buffers[prev].spans.name;
+        cx.diags.at(
+            first,
+            format!("note: buffer `{name}` is first declared here"),
+        );
+        false
+    } else {
+        cx.buffer_by_name.insert(name.clone(), index);
+        cx.claim(&tname, b.name.span(), format!("buffer `{name}`"))
+    };
+    let placement = placement_of(cx, b.region.as_ref());
+    let align = b.align.map(|(a, span)| check_align(cx, a, span));
+    let (size, size_span, elem, align) = size_and_element(cx, &b, placement, align);
+    let lifetime = lifetime(cx, &name, &b);
+    if let Some((None, span)) = b.pin {
+        cx.diags
+            .at(span, "the pinned offset is more than 2^64 - 1 bytes");
+    }
+    let name_span = b.name.span();
+    cx.model.buffers.push(BufferRecord {
+        attrs: b.attrs,
+        type_ident: names::ident(&tname, name_span),
+        spans: BufferSpans {
+            name: name_span,
+            size: size_span,
+            pin: b.pin.map_or(name_span.into(), |p| p.1),
+            in_place: b.in_place_of.as_ref().map_or(name_span, |i| i.span()),
+        },
+        origin: None,
+        live_text: b.live.as_ref().map_or(String::new(), |l| l.text.clone()),
+        elem,
+        buffer: Buffer {
+            name,
+            size,
+            align,
+            lifetime,
+            placement,
+            pin: b.pin.and_then(|p| p.0),
+            in_place_of: None,
+        },
+        declared: Declared {
+            pad: b.pad.is_some(),
+            in_place_of: b.in_place_of,
+            size_given: b.size.is_some(),
+        },
+        excluded: false,
+        emit,
+    });
+    cx.model.buffers[index].excluded = cx.diags.len() > errors_before;
+}
+
+/// The buffer's bytes, where its size is written, its element type, and its alignment (a
+/// primitive element's size when none is given, never less than the region's).
+fn size_and_element(
+    cx: &mut Lowering<'_>,
+    b: &BufferDecl,
+    placement: Placement,
+    mut align: Option<u64>,
+) -> (u64, SpanRange, ElemInfo, Option<u64>) {
+    let name = b.name.to_string();
+    let Some(s) = &b.size else {
+        if b.in_place_of.is_none() {
+            cx.diags.at(
+                b.name.span(),
+                format!("buffer `{name}` has no size: write `N bytes`, `N KiB` or `[T; N]` after the colon"),
+            );
+        }
+        return (0, b.name.span().into(), ElemInfo::Bytes, align);
+    };
+    let bytes = size_bytes(cx, s, &format!("buffer `{name}`"));
+    let elem = match &s.elem {
+        Elem::Bytes => ElemInfo::Bytes,
+        Elem::Prim { ty, size, .. } => {
+            if align.is_none() {
+                let regions = &cx.model.regions;
+                let region_align = match placement {
+                    Placement::In(r) => regions[r].region.align,
+                    Placement::Anywhere => regions
+                        .iter()
+                        .map(|r| r.region.align)
+                        .max()
+                        .unwrap_or(DEFAULT_REGION_ALIGN),
+                };
+                align = Some((*size).max(region_align));
+            }
+            ElemInfo::Prim(ty.clone())
+        }
+        Elem::User { ty, count, .. } => match b.align {
+            Some((a, _)) => ElemInfo::User {
+                ty: ty.clone(),
+                count: *count,
+                bytes,
+                align: a,
+            },
+            None => {
+                cx.diags.at(
+                    ty.span(),
+                    format!(
+                        "buffer `{name}`: state the alignment of `[{}; {count}]` with `align A`",
+                        quote!(#ty)
+                    ),
+                );
+                ElemInfo::Bytes
+            }
+        },
+    };
+    (bytes, s.span, elem, align)
+}
+
+/// The buffer's lifetime; an empty or missing one is reported (and replaced by one step).
+fn lifetime(cx: &mut Lowering<'_>, name: &str, b: &BufferDecl) -> Lifetime {
+    let Some(l) = &b.live else {
+        cx.diags.at(
+            b.name.span(),
+            format!("buffer `{name}` has no lifetime: add `live FIRST..=LAST` (steps, inclusive)"),
+        );
+        return Lifetime { first: 0, last: 0 };
+    };
+    match l.last {
+        Some(last) => Lifetime {
+            first: l.first,
+            last,
+        },
+        None => {
+            empty_lifetime(cx, name, l);
+            Lifetime {
+                first: l.first,
+                last: l.first,
+            }
+        }
+    }
+}
+
+fn empty_lifetime(cx: &mut Lowering<'_>, name: &str, l: &Live) {
+    let hint = if l.text.contains("..=") {
+        "the last step comes before the first".to_string()
+    } else {
+        format!(
+            "`..` excludes its end, so `{}` holds no step; for step {} alone write `{}..={}`",
+            l.text, l.first, l.first, l.first
+        )
+    };
+    cx.diags.at(
+        l.span,
+        format!(
+            "buffer `{name}` has an empty lifetime `live {}`: {hint}",
+            l.text
+        ),
+    );
+}

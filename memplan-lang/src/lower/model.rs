@@ -1,0 +1,182 @@
+//! The lowered invocation: one record per region and per buffer, holding its declaration
+//! (attributes, names, spans, origin, element type) beside the planner's view of it.
+
+use std::path::PathBuf;
+
+use memplan_planner::{Buffer, Problem, Region, Strategy};
+use proc_macro2::{Span, TokenStream};
+use syn::{Attribute, Ident, LitStr, Type, Visibility};
+
+use crate::diag::SpanRange;
+
+/// Everything the planner and the emitter need, checked.
+pub struct Model {
+    /// The module's outer attributes (doc comments).
+    pub attrs: Vec<Attribute>,
+    /// Inner attributes of the module body (`//!` docs), emitted inside the module.
+    pub inner_attrs: Vec<Attribute>,
+    /// The module's visibility.
+    pub vis: Visibility,
+    /// The module's name.
+    pub name: Ident,
+    /// Path of the runtime crate (`::memplan_runtime` unless `crate = ...`).
+    pub krate: TokenStream,
+    /// How regions are packed.
+    pub strategy: Strategy,
+    /// The regions, in declaration order: memory id `i` is `regions[i]`.
+    pub regions: Vec<RegionRecord>,
+    /// The manager's bump pools.
+    pub pools: Pools,
+    /// The buffers, declared or from plan files, in declaration order.
+    pub buffers: Vec<BufferRecord>,
+    /// Absolute paths of the plan files read, so that editing one rebuilds the crate.
+    pub files: Vec<PathBuf>,
+}
+
+/// One region.
+pub struct RegionRecord {
+    /// Doc comments, passed to the region's type.
+    pub attrs: Vec<Attribute>,
+    /// The name as declared.
+    pub ident: Ident,
+    /// The generated type's name.
+    pub type_ident: Ident,
+    /// `section "S"`.
+    pub section: Option<LitStr>,
+    /// The runtime's `RegionKind` variant.
+    pub kind: Ident,
+    /// The planner's view: name, capacity, alignment.
+    pub region: Region,
+    /// The statement did not parse (the error is reported): the region is declared with
+    /// no bytes, so that statements naming it raise no further errors.
+    pub broken: bool,
+}
+
+/// A bump pool's size and alignment, in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pool {
+    /// Bytes.
+    pub bytes: u64,
+    /// Alignment of its base, in bytes.
+    pub align: u64,
+}
+
+impl Default for Pool {
+    /// Absent: 0 bytes, aligned to 16.
+    fn default() -> Self {
+        Pool {
+            bytes: 0,
+            align: 16,
+        }
+    }
+}
+
+/// The manager's three bump pools.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pools {
+    /// `constant: SIZE;`
+    pub constant: Pool,
+    /// `runtime: SIZE;`
+    pub runtime: Pool,
+    /// `temp: SIZE;`
+    pub temp: Pool,
+}
+
+/// Where errors about a buffer point.
+#[derive(Clone, Copy, Debug)]
+pub struct BufferSpans {
+    /// The name (or the plan file's path, for a row of a plan file).
+    pub name: Span,
+    /// The size as written.
+    pub size: SpanRange,
+    /// The pinned offset (`at`), or the name.
+    pub pin: SpanRange,
+    /// The source of `in place of`, or the name.
+    pub in_place: Span,
+}
+
+/// What a buffer's declaration says beyond the planner's [`Buffer`], for the passes after
+/// the statements.
+#[derive(Clone, Debug, Default)]
+pub struct Declared {
+    /// `pad`: round the size up to the alignment.
+    pub pad: bool,
+    /// `in place of OTHER`, before it is resolved.
+    pub in_place_of: Option<Ident>,
+    /// A size is written (an in-place buffer without one takes its source's).
+    pub size_given: bool,
+}
+
+/// One buffer.
+pub struct BufferRecord {
+    /// Doc comments, passed to the buffer's type.
+    pub attrs: Vec<Attribute>,
+    /// The generated type's name.
+    pub type_ident: Ident,
+    /// Where errors about it point.
+    pub spans: BufferSpans,
+    /// For a row of a plan file: `file:line`, for messages.
+    pub origin: Option<String>,
+    /// The lifetime as written (`0..=2`, `3..5`), for messages; empty for a statement that
+    /// did not parse.
+    pub live_text: String,
+    /// Its element type.
+    pub elem: ElemInfo,
+    /// The planner's view. `in_place_of` indexes [`Model::buffers`].
+    pub buffer: Buffer,
+    /// Declaration facts for the passes after the statements.
+    pub declared: Declared,
+    /// An error was found in its declaration (or in its in-place source's): it is left out
+    /// of the plan, so that nothing reported is a consequence of an earlier error.
+    pub excluded: bool,
+    /// Its type name is free: false when another buffer or region took it (reported), so
+    /// that the fallback expansion does not declare it twice.
+    pub emit: bool,
+}
+
+/// A buffer's element type.
+#[derive(Clone)]
+pub enum ElemInfo {
+    /// Bytes.
+    Bytes,
+    /// A primitive number type.
+    Prim(Ident),
+    /// A user type with its count and declared bytes and alignment.
+    User {
+        /// The type.
+        ty: Box<Type>,
+        /// The number of elements.
+        count: u64,
+        /// The declared bytes (`as B bytes`).
+        bytes: u64,
+        /// The declared alignment (`align A`).
+        align: u64,
+    },
+}
+
+impl Model {
+    /// The planning problem of the buffers without errors, and, for each of its buffers,
+    /// its record's index in [`Model::buffers`]. (Without errors, that is every buffer in
+    /// order.)
+    pub fn problem(&self) -> (Problem, Vec<usize>) {
+        let kept: Vec<usize> = (0..self.buffers.len())
+            .filter(|&i| !self.buffers[i].excluded)
+            .collect();
+        let mut new_index = vec![usize::MAX; self.buffers.len()];
+        for (n, &i) in kept.iter().enumerate() {
+            new_index[i] = n;
+        }
+        let problem = Problem {
+            regions: self.regions.iter().map(|r| r.region.clone()).collect(),
+            buffers: kept
+                .iter()
+                .map(|&i| {
+                    let mut b = self.buffers[i].buffer.clone();
+                    b.in_place_of = b.in_place_of.map(|s| new_index[s]);
+                    b
+                })
+                .collect(),
+        };
+        (problem, kept)
+    }
+}

@@ -1,0 +1,96 @@
+//! Checks shared by the statements: sizes, alignments, and the region a buffer names.
+
+use memplan_planner::{MAX_ALIGN, Placement};
+use proc_macro2::Span;
+use syn::Ident;
+
+use super::context::Lowering;
+use crate::parse::Size;
+
+/// The bytes of a size, reporting overflow (`u64::MAX` stands in so checks downstream fail).
+pub(super) fn size_bytes(cx: &mut Lowering<'_>, size: &Size, what: &str) -> u64 {
+    match size.bytes {
+        Some(b) => b,
+        None => {
+            cx.diags.at(
+                size.span,
+                format!(
+                    "{what}: the size is more than 2^64 - 1 bytes, the most any plan can describe"
+                ),
+            );
+            u64::MAX
+        }
+    }
+}
+
+/// An alignment: a power of two up to [`MAX_ALIGN`]; anything else is reported and
+/// replaced by 1.
+pub(super) fn check_align(cx: &mut Lowering<'_>, a: u64, span: Span) -> u64 {
+    if !a.is_power_of_two() {
+        cx.diags
+            .at(span, format!("alignment {a} is not a power of two"));
+        return 1;
+    }
+    if a > MAX_ALIGN {
+        cx.diags.at(
+            span,
+            format!("alignment {a} exceeds the largest supported alignment, {MAX_ALIGN} bytes"),
+        );
+        return 1;
+    }
+    a
+}
+
+/// Where `in REGION` puts a buffer: the region, or, without `in`, anywhere. An unknown
+/// name is reported (with the closest known one) and the buffer placed anywhere.
+pub(super) fn placement_of(cx: &mut Lowering<'_>, region: Option<&Ident>) -> Placement {
+    let Some(id) = region else {
+        return Placement::Anywhere;
+    };
+    if let Some(&r) = cx.region_by_name.get(&id.to_string()) {
+        return Placement::In(r);
+    }
+    let known: Vec<&str> = cx
+        .model
+        .regions
+        .iter()
+        .map(|r| r.region.name.as_str())
+        .collect();
+    let list = if known.is_empty() {
+        "none is declared".to_string()
+    } else {
+        known
+            .iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let wanted = id.to_string();
+    let close = known.iter().find(|k| edit_distance(k, &wanted) <= 2);
+    let hint = close.map_or(String::new(), |k| format!(" (did you mean `{k}`?)"));
+    cx.diags.at(
+        id.span(),
+        format!("unknown region `{id}`{hint}; the regions are: {list}"),
+    );
+    Placement::Anywhere
+}
+
+/// Levenshtein distance, for "did you mean" hints.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == cb {
+                prev
+            } else {
+                1 + prev.min(row[j]).min(row[j + 1])
+            };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}

@@ -1,0 +1,66 @@
+//! Rust names for regions and buffers.
+//!
+//! A name becomes a type name by a fixed mangling: every character outside `[A-Za-z0-9_]`
+//! becomes `_`; the result is split at `_` and each part's first letter is upper-cased
+//! (`aten_convolution_default.out0` -> `AtenConvolutionDefaultOut0`, `conv1` -> `Conv1`);
+//! a name that then starts with a digit or is empty gets the prefix `B` (buffers) or `R`
+//! (regions); `Self` becomes `Self_`. Two names that mangle alike are an error naming both.
+
+use proc_macro2::Span;
+use syn::Ident;
+
+/// The type name for `name`, with `prefix` for names that would start with a digit.
+pub fn type_name(name: &str, prefix: char) -> String {
+    let cleaned: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let mut out = String::with_capacity(cleaned.len());
+    for part in cleaned.split('_').filter(|p| !p.is_empty()) {
+        let mut cs = part.chars();
+        if let Some(c) = cs.next() {
+            out.push(c.to_ascii_uppercase());
+            out.extend(cs);
+        }
+    }
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, prefix);
+    }
+    if out == "Self" {
+        out.push('_');
+    }
+    out
+}
+
+/// The identifier for a type name made by [`type_name`] (always a valid identifier).
+pub fn ident(name: &str, span: Span) -> Ident {
+    Ident::new(name, span)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::type_name;
+
+    #[test]
+    fn mangles_to_upper_camel() {
+        assert_eq!(type_name("conv1", 'B'), "Conv1");
+        assert_eq!(
+            type_name("aten_convolution_default.out0", 'B'),
+            "AtenConvolutionDefaultOut0"
+        );
+        assert_eq!(
+            type_name("aten__native_batch_norm", 'B'),
+            "AtenNativeBatchNorm"
+        );
+        assert_eq!(type_name("0in", 'B'), "B0in");
+        assert_eq!(type_name("...", 'R'), "R");
+        assert_eq!(type_name("self", 'B'), "Self_");
+        assert_eq!(type_name("a.b", 'B'), type_name("a_b", 'B'));
+    }
+}

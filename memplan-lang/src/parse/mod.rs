@@ -1,0 +1,398 @@
+//! The grammar: `memory_plan!`'s input as a syntax tree with spans.
+//!
+//! The body of the module is split at top-level `;` first, and each statement is parsed on
+//! its own, so that one malformed statement is reported and the others are still checked.
+//! Nothing here knows about regions or plans: numbers are parsed, meanings checked later
+//! ([`crate::lower`]). One file per statement kind: `region`, `buffer` (with lifetimes),
+//! `file` (`buffers ... from`), `settings` (pools, `strategy`); sizes and numbers in
+//! `size`.
+
+mod buffer;
+mod file;
+mod region;
+mod settings;
+mod size;
+
+use memplan_planner::Strategy;
+use proc_macro2::{Span, TokenStream, TokenTree};
+use syn::parse::{Parse, ParseStream};
+use syn::spanned::Spanned;
+use syn::{Attribute, Ident, LitStr, Token, Type, Visibility, braced};
+
+use crate::diag::{Diagnostics, SpanRange};
+
+/// `[attrs] vis mod NAME { statements }`.
+pub struct Input {
+    /// Outer attributes (doc comments) of the module.
+    pub attrs: Vec<Attribute>,
+    /// Inner attributes of the module body (`//!` docs), emitted inside the module.
+    pub inner_attrs: Vec<Attribute>,
+    /// The module's visibility.
+    pub vis: Visibility,
+    /// The module's name.
+    pub name: Ident,
+    /// The statements that parsed (and the heads of those that did not).
+    pub stmts: Vec<Stmt>,
+}
+
+/// One statement of the module body.
+pub enum Stmt {
+    /// `crate = path;`
+    Crate(syn::Path),
+    /// `region NAME: SIZE ...;`
+    Region(RegionDecl),
+    /// `constant: SIZE;`, `runtime: SIZE;`, `temp: SIZE;`
+    Pool(PoolDecl),
+    /// `strategy = greedy | best_of | optimal(nodes = N);`
+    Strategy(StrategyDecl),
+    /// `buffer NAME: ...;`
+    Buffer(BufferDecl),
+    /// `buffers [in REGION] from "FILE";`
+    Buffers(FileDecl),
+    /// A `region NAME` or `buffer NAME` statement that did not parse (the error is
+    /// reported): its name is still declared, so that other statements naming it, and the
+    /// user's code using its type, raise no further errors.
+    Broken {
+        /// A region (else a buffer).
+        region: bool,
+        /// Its name.
+        name: Ident,
+    },
+}
+
+/// A byte count as written: `N`, `N bytes`, `N KiB`, `N MiB`, or `[T; N]`.
+pub struct Size {
+    /// `None` when the arithmetic overflowed (already reported).
+    pub bytes: Option<u64>,
+    /// Where the size is written.
+    pub span: SpanRange,
+    /// The element type.
+    pub elem: Elem,
+}
+
+/// The element type of a size.
+pub enum Elem {
+    /// Plain bytes.
+    Bytes,
+    /// `[T; N]` of a primitive number type of `size` bytes.
+    Prim {
+        /// The type's name.
+        ty: Ident,
+        /// Its size in bytes.
+        size: u64,
+    },
+    /// `[T; N] as B bytes`: a user type; the macro checks `size_of::<T>() * N <= B`.
+    User {
+        /// The type.
+        ty: Box<Type>,
+        /// `N`.
+        count: u64,
+    },
+}
+
+/// `region NAME: SIZE [, align A] [, section "S"] [, kind K];`
+pub struct RegionDecl {
+    /// Doc comments.
+    pub attrs: Vec<Attribute>,
+    /// The region's name.
+    pub name: Ident,
+    /// Its capacity.
+    pub size: Size,
+    /// `align A`, with where it is written.
+    pub align: Option<(u64, Span)>,
+    /// `section "S"`.
+    pub section: Option<LitStr>,
+    /// `kind tightly_coupled | dma | external`.
+    pub kind: Option<Ident>,
+}
+
+/// `constant: SIZE;`, `runtime: SIZE;`, `temp: SIZE [, align A];`
+pub struct PoolDecl {
+    /// `constant`, `runtime` or `temp`.
+    pub which: Ident,
+    /// Its bytes.
+    pub size: Size,
+    /// `align A`, with where it is written.
+    pub align: Option<(u64, Span)>,
+}
+
+/// `strategy = NAME[(nodes = N)];`
+pub struct StrategyDecl {
+    /// The strategy's name as written.
+    pub name: Ident,
+    /// `nodes = N`, with where `N` is written.
+    pub nodes: Option<(u64, Span)>,
+}
+
+/// `live A..=B` or `live A..B`.
+pub struct Live {
+    /// The first step.
+    pub first: u32,
+    /// Inclusive last step; `None` when the range is empty (`a..a`, `b..=a` with `b > a`).
+    pub last: Option<u32>,
+    /// The steps as written, `A..=B` or `A..B`, for messages.
+    pub text: String,
+    /// Where the steps are written.
+    pub span: SpanRange,
+}
+
+/// `buffer NAME: [SIZE] CLAUSES;`
+pub struct BufferDecl {
+    /// Doc comments.
+    pub attrs: Vec<Attribute>,
+    /// The buffer's name.
+    pub name: Ident,
+    /// Its size (none for `in place of` without one).
+    pub size: Option<Size>,
+    /// `in REGION`.
+    pub region: Option<Ident>,
+    /// `live ...`.
+    pub live: Option<Live>,
+    /// `align A`, with where it is written.
+    pub align: Option<(u64, Span)>,
+    /// The pinned offset (`None` inside when it overflowed 64 bits) and where it is written.
+    pub pin: Option<(Option<u64>, SpanRange)>,
+    /// `in place of OTHER`.
+    pub in_place_of: Option<Ident>,
+    /// `pad`, where it is written.
+    pub pad: Option<Span>,
+}
+
+/// `buffers [in REGION] from ["out_dir"] "FILE";`
+pub struct FileDecl {
+    /// `in REGION`.
+    pub region: Option<Ident>,
+    /// The file, as written.
+    pub path: LitStr,
+    /// `from out_dir "x.csv"`: the path is inside the crate's `OUT_DIR`.
+    pub out_dir: bool,
+}
+
+/// Parses the whole input, collecting statement errors into `errors`. Returns `None` only
+/// when the module header itself cannot be read.
+pub fn parse(tokens: TokenStream, errors: &mut Diagnostics) -> Option<Input> {
+    let header: Header = match syn::parse2(tokens) {
+        Ok(h) => h,
+        Err(e) => {
+            errors.push(e);
+            return None;
+        }
+    };
+    let mut stmts = Vec::new();
+    for stmt_tokens in split_statements(header.body, errors) {
+        match syn::parse2::<Stmt>(stmt_tokens.clone()) {
+            Ok(s) => stmts.push(s),
+            Err(e) => {
+                errors.push(e);
+                if let Ok(head) = syn::parse2::<BrokenHead>(stmt_tokens) {
+                    stmts.push(Stmt::Broken {
+                        region: head.region,
+                        name: head.name,
+                    });
+                }
+            }
+        }
+    }
+    Some(Input {
+        attrs: header.attrs,
+        inner_attrs: header.inner_attrs,
+        vis: header.vis,
+        name: header.name,
+        stmts,
+    })
+}
+
+struct Header {
+    attrs: Vec<Attribute>,
+    inner_attrs: Vec<Attribute>,
+    vis: Visibility,
+    name: Ident,
+    body: TokenStream,
+}
+
+impl Parse for Header {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let vis: Visibility = input.parse()?;
+        if !input.peek(Token![mod]) {
+            return Err(input.error(
+                "expected `mod NAME { ... }`: memory_plan! declares its plan inside a module",
+            ));
+        }
+        input.parse::<Token![mod]>()?;
+        let name: Ident = input.parse()?;
+        let content;
+        braced!(content in input);
+        let inner_attrs = content.call(Attribute::parse_inner)?;
+        let body: TokenStream = content.parse()?;
+        if !input.is_empty() {
+            return Err(input.error(
+                "unexpected tokens after the module: one `memory_plan!` declares one module",
+            ));
+        }
+        Ok(Header {
+            attrs,
+            inner_attrs,
+            vis,
+            name,
+            body,
+        })
+    }
+}
+
+/// Splits at top-level `;`. A trailing statement without `;` is an error on its last token.
+fn split_statements(body: TokenStream, errors: &mut Diagnostics) -> Vec<TokenStream> {
+    let mut out = Vec::new();
+    let mut cur: Vec<TokenTree> = Vec::new();
+    for tt in body {
+        if let TokenTree::Punct(p) = &tt
+            && p.as_char() == ';'
+        {
+            if !cur.is_empty() {
+                out.push(cur.drain(..).collect());
+            }
+            continue;
+        }
+        cur.push(tt);
+    }
+    if let Some(last) = cur.last() {
+        errors.push(syn::Error::new(
+            last.span(),
+            "expected `;` at the end of this statement",
+        ));
+        out.push(cur.into_iter().collect());
+    }
+    out
+}
+
+/// The head of a statement that failed to parse: `[attrs] region|buffer NAME ...`.
+struct BrokenHead {
+    region: bool,
+    name: Ident,
+}
+
+impl Parse for BrokenHead {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        input.call(Attribute::parse_outer)?;
+        let region = if input.peek(kw::region) {
+            input.parse::<kw::region>()?;
+            true
+        } else {
+            input.parse::<kw::buffer>()?;
+            false
+        };
+        let name: Ident = input.parse()?;
+        input.parse::<TokenStream>()?;
+        Ok(BrokenHead { region, name })
+    }
+}
+
+pub(crate) mod kw {
+    syn::custom_keyword!(region);
+    syn::custom_keyword!(buffer);
+    syn::custom_keyword!(buffers);
+    syn::custom_keyword!(live);
+    syn::custom_keyword!(align);
+    syn::custom_keyword!(at);
+    syn::custom_keyword!(place);
+    syn::custom_keyword!(of);
+    syn::custom_keyword!(from);
+    syn::custom_keyword!(section);
+    syn::custom_keyword!(pad);
+    syn::custom_keyword!(bytes);
+    syn::custom_keyword!(strategy);
+    syn::custom_keyword!(out_dir);
+    syn::custom_keyword!(nodes);
+    syn::custom_keyword!(kind);
+}
+
+impl Parse for Stmt {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let la = input.lookahead1();
+        let stmt = if la.peek(Token![crate]) {
+            input.parse::<Token![crate]>()?;
+            input.parse::<Token![=]>()?;
+            Stmt::Crate(input.call(syn::Path::parse_mod_style)?)
+        } else if la.peek(kw::region) {
+            input.parse::<kw::region>()?;
+            Stmt::Region(region::parse(input, attrs.clone())?)
+        } else if la.peek(kw::buffers) {
+            input.parse::<kw::buffers>()?;
+            Stmt::Buffers(file::parse(input)?)
+        } else if la.peek(kw::buffer) {
+            input.parse::<kw::buffer>()?;
+            Stmt::Buffer(buffer::parse(input, attrs.clone())?)
+        } else if la.peek(kw::strategy) {
+            input.parse::<kw::strategy>()?;
+            if !input.peek(Token![=]) && !input.peek(Token![:]) {
+                return Err(input.error(format!("expected `strategy = {}`", Strategy::SYNTAX)));
+            }
+            if input.peek(Token![=]) {
+                input.parse::<Token![=]>()?;
+            } else {
+                input.parse::<Token![:]>()?;
+            }
+            Stmt::Strategy(settings::parse_strategy(input)?)
+        } else if la.peek(Ident) {
+            let which: Ident = input.fork().parse()?;
+            if which == "constant" || which == "runtime" || which == "temp" {
+                input.parse::<Ident>()?;
+                Stmt::Pool(settings::parse_pool(input, which)?)
+            } else {
+                return Err(syn::Error::new(
+                    which.span(),
+                    format!(
+                        "unknown statement `{which}`: expected `region`, `buffer`, `buffers`, \
+                         `constant`, `runtime`, `temp`, `strategy` or `crate`"
+                    ),
+                ));
+            }
+        } else {
+            return Err(la.error());
+        };
+        if let Some(a) = attrs.iter().find(|a| !a.path().is_ident("doc")) {
+            return Err(syn::Error::new(
+                a.span(),
+                "only doc comments are allowed on a region or buffer: its type and trait impl are generated together",
+            ));
+        }
+        if !attrs.is_empty() && !matches!(stmt, Stmt::Region(_) | Stmt::Buffer(_)) {
+            return Err(syn::Error::new(
+                attrs[0].span(),
+                "attributes and doc comments are allowed on `region` and `buffer` only",
+            ));
+        }
+        if !input.is_empty() {
+            return Err(input.error("unexpected tokens: expected `;` here"));
+        }
+        Ok(stmt)
+    }
+}
+
+/// "unknown buffer clause `colour`; expected ...", or the lookahead's own error when the
+/// next token is not a word.
+pub(crate) fn unknown_clause(
+    input: ParseStream,
+    la: syn::parse::Lookahead1,
+    what: &str,
+    expected: &str,
+) -> syn::Error {
+    match input.fork().parse::<Ident>() {
+        Ok(id) => syn::Error::new(
+            id.span(),
+            format!("unknown {what} clause `{id}`; expected {expected}"),
+        ),
+        Err(_) => la.error(),
+    }
+}
+
+/// `:` after a declared name.
+pub(crate) fn parse_colon(input: ParseStream, what: &str, name: &Ident) -> syn::Result<()> {
+    if input.peek(Token![:]) {
+        input.parse::<Token![:]>()?;
+        Ok(())
+    } else {
+        Err(input.error(format!("expected `:` after the {what} name `{name}`")))
+    }
+}

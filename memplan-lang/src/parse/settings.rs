@@ -1,0 +1,33 @@
+//! The pools (`constant: SIZE;`, `runtime: SIZE;`, `temp: SIZE [, align A];`) and
+//! `strategy = NAME[(nodes = N)];`.
+
+use syn::parse::ParseStream;
+use syn::{Ident, LitInt, Token};
+
+use super::size::{parse_size, parse_trailing_align, parse_u64};
+use super::{PoolDecl, StrategyDecl, kw};
+
+/// The rest of a pool statement, after its name `which`.
+pub(super) fn parse_pool(input: ParseStream, which: Ident) -> syn::Result<PoolDecl> {
+    input.parse::<Token![:]>()?;
+    let size = parse_size(input)?;
+    let align = parse_trailing_align(input)?;
+    Ok(PoolDecl { which, size, align })
+}
+
+pub(super) fn parse_strategy(input: ParseStream) -> syn::Result<StrategyDecl> {
+    let name: Ident = input.parse()?;
+    let mut nodes = None;
+    if input.peek(syn::token::Paren) {
+        let content;
+        syn::parenthesized!(content in input);
+        content.parse::<kw::nodes>()?;
+        content.parse::<Token![=]>()?;
+        let lit: LitInt = content.parse()?;
+        nodes = Some((parse_u64(&lit)?, lit.span()));
+        if !content.is_empty() {
+            return Err(content.error("expected `)`"));
+        }
+    }
+    Ok(StrategyDecl { name, nodes })
+}

@@ -1,0 +1,171 @@
+//! Numbers and sizes: `N`, `N bytes`, `N KiB`, `N MiB`, `N GiB`, `[T; N]` of a primitive
+//! number type, or `[T; N] as B bytes` for a user type.
+
+use proc_macro2::Span;
+use syn::parse::ParseStream;
+use syn::spanned::Spanned;
+use syn::{Ident, LitInt, Token, Type, bracketed};
+
+use super::kw;
+use super::{Elem, Size};
+use crate::diag::SpanRange;
+
+pub(crate) fn parse_u64(lit: &LitInt) -> syn::Result<u64> {
+    if !lit.suffix().is_empty() {
+        return Err(syn::Error::new(
+            lit.span(),
+            format!(
+                "write `{}` without the `{}` suffix: sizes and steps are plain integers",
+                lit.base10_digits(),
+                lit.suffix()
+            ),
+        ));
+    }
+    lit.base10_parse::<u64>()
+        .map_err(|_| syn::Error::new(lit.span(), format!("`{lit}` does not fit 64 bits")))
+}
+
+pub(crate) fn parse_u32(lit: &LitInt) -> syn::Result<u32> {
+    let v = parse_u64(lit)?;
+    u32::try_from(v).map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            format!("step {v} is above the largest step, {}", u32::MAX),
+        )
+    })
+}
+
+/// `N [bytes|KiB|MiB]` or `[T; N] [as N bytes]`.
+pub(crate) fn parse_size(input: ParseStream) -> syn::Result<Size> {
+    if input.peek(syn::token::Bracket) {
+        let content;
+        let bracket = bracketed!(content in input);
+        let ty: Type = content.parse()?;
+        content.parse::<Token![;]>()?;
+        let n: LitInt = content.parse()?;
+        let count = parse_u64(&n)?;
+        if !content.is_empty() {
+            return Err(content.error("expected `]`: the length must be an integer literal"));
+        }
+        let span = SpanRange::new(bracket.span.open(), bracket.span.close());
+        if let Some((ident, size)) = primitive(&ty) {
+            if input.peek(Token![as]) {
+                return Err(input.error(format!(
+                    "`{ident}` has a known size ({size} bytes): remove `as ... bytes`"
+                )));
+            }
+            return Ok(Size {
+                bytes: size.checked_mul(count),
+                span,
+                elem: Elem::Prim { ty: ident, size },
+            });
+        }
+        if let Type::Path(p) = &ty
+            && (p.path.is_ident("usize") || p.path.is_ident("isize"))
+        {
+            return Err(syn::Error::new(
+                ty.span(),
+                "the size of `usize`/`isize` depends on the target: use `u32`, `u64`, `i32` or `i64`",
+            ));
+        }
+        if !input.peek(Token![as]) {
+            return Err(syn::Error::new(
+                ty.span(),
+                "for an element type other than a primitive number, state the bytes and alignment: \
+                 `[T; N] as BYTES bytes, align A` (the macro checks them against `T` on the target)",
+            ));
+        }
+        input.parse::<Token![as]>()?;
+        let b = parse_bytes(input)?;
+        return Ok(Size {
+            bytes: b.bytes,
+            span: b.span,
+            elem: Elem::User {
+                ty: Box::new(ty),
+                count,
+            },
+        });
+    }
+    parse_bytes(input)
+}
+
+pub(crate) fn parse_bytes(input: ParseStream) -> syn::Result<Size> {
+    let lit: LitInt = input.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            "expected a size: `N bytes`, `N KiB`, `N MiB` or `[T; N]`",
+        )
+    })?;
+    let n = parse_u64(&lit)?;
+    let mut span = SpanRange::from(lit.span());
+    let mut mult = 1u64;
+    if input.peek(kw::bytes) {
+        let k: kw::bytes = input.parse()?;
+        span.last = k.span;
+    } else if input.peek(Ident)
+        && !input.peek(kw::live)
+        && !input.peek(kw::align)
+        && !input.peek(kw::at)
+        && !input.peek(kw::pad)
+        && !input.peek(kw::section)
+        && !input.peek(kw::kind)
+    {
+        let unit: Ident = input.fork().parse()?;
+        mult = match unit.to_string().as_str() {
+            "KiB" => 1 << 10,
+            "MiB" => 1 << 20,
+            "GiB" => 1 << 30,
+            "byte" | "B" => 1,
+            "KB" | "kB" | "kb" | "MB" | "Mb" | "mb" | "GB" | "Gb" | "gb" | "kiB" | "KIB"
+            | "mib" | "MIB" | "kib" | "gib" | "GIB" => {
+                return Err(syn::Error::new(
+                    unit.span(),
+                    format!(
+                        "unknown unit `{unit}`: write `bytes`, `KiB` (1024 bytes), `MiB` (1048576 bytes) or `GiB`"
+                    ),
+                ));
+            }
+            _ => {
+                return Ok(Size {
+                    bytes: Some(n),
+                    span,
+                    elem: Elem::Bytes,
+                });
+            }
+        };
+        input.parse::<Ident>()?;
+        span.last = unit.span();
+    }
+    Ok(Size {
+        bytes: n.checked_mul(mult),
+        span,
+        elem: Elem::Bytes,
+    })
+}
+
+/// The primitive number types whose size the macro knows; never `usize`/`isize`.
+fn primitive(ty: &Type) -> Option<(Ident, u64)> {
+    let Type::Path(p) = ty else { return None };
+    let id = p.path.get_ident()?;
+    let size = match id.to_string().as_str() {
+        "u8" | "i8" => 1,
+        "u16" | "i16" => 2,
+        "u32" | "i32" | "f32" => 4,
+        "u64" | "i64" | "f64" => 8,
+        "u128" | "i128" => 16,
+        _ => return None,
+    };
+    Some((id.clone(), size))
+}
+
+pub(crate) fn parse_trailing_align(input: ParseStream) -> syn::Result<Option<(u64, Span)>> {
+    if input.peek(Token![,]) && input.peek2(kw::align) {
+        input.parse::<Token![,]>()?;
+    }
+    if input.peek(kw::align) {
+        input.parse::<kw::align>()?;
+        let lit: LitInt = input.parse()?;
+        return Ok(Some((parse_u64(&lit)?, lit.span())));
+    }
+    Ok(None)
+}

@@ -1,0 +1,140 @@
+//! Planning: runs `memplan-planner` on the lowered model and turns each planner error into
+//! a diagnostic spanned on the declaration it is about. The words are the planner's own
+//! ([`PlanError::display_with`]); this file says only where each error points.
+//!
+//! Every plan is checked by the planner's independent validator before anything is
+//! emitted, so a planner bug cannot reach the firmware as two live buffers sharing bytes:
+//! it is a compile error. A panic inside the planner (a bug too) is caught and reported the
+//! same way, so the macro itself never panics.
+
+use memplan_planner::{Names, Plan, PlanError, Problem, validate};
+
+use crate::diag::{Diagnostics, SpanRange};
+use crate::lower::Model;
+
+/// Plans `model`. With no error so far, returns the plan (its buffers in the model's
+/// order) or records the planner's errors; with errors already recorded, still plans the
+/// buffers that have none, only to report the planner's own errors (overflow, pins,
+/// in-place rules) in the same build, and returns `None`.
+pub fn plan(model: &Model, diags: &mut Diagnostics) -> Option<Plan> {
+    if model.regions.is_empty() {
+        return None;
+    }
+    let clean = diags.is_empty();
+    let (problem, records) = model.problem();
+    let result = std::panic::catch_unwind(|| memplan_planner::plan(&problem, model.strategy));
+    let plan = match result {
+        Ok(Ok(p)) => checked(model, &problem, p, diags),
+        Ok(Err(errors)) => {
+            let names = RecordNames {
+                model,
+                records: &records,
+            };
+            for e in &errors {
+                report(model, &problem, &records, &names, e, diags);
+            }
+            None
+        }
+        Err(_) => {
+            diags.at(
+                model.name.span(),
+                "internal error: memplan's planner failed on this plan; please report it with the invocation",
+            );
+            None
+        }
+    };
+    plan.filter(|_| clean)
+}
+
+/// `plan` if the validator accepts it; otherwise `None`, with an internal error recorded.
+pub fn checked(
+    model: &Model,
+    problem: &Problem,
+    plan: Plan,
+    diags: &mut Diagnostics,
+) -> Option<Plan> {
+    match std::panic::catch_unwind(|| validate(problem, &plan)) {
+        Ok(Ok(())) => Some(plan),
+        Ok(Err(violation)) => {
+            diags.at(
+                model.name.span(),
+                format!(
+                    "internal error: memplan's planner made a plan that its own check rejects ({violation}; buffers are numbered from 0 in declaration order); please report it with the invocation"
+                ),
+            );
+            None
+        }
+        Err(_) => {
+            diags.at(
+                model.name.span(),
+                "internal error: memplan's plan check failed on this plan; please report it with the invocation",
+            );
+            None
+        }
+    }
+}
+
+/// Names buffers as their declarations do: a row of a plan file with its file and line,
+/// lifetimes as written.
+struct RecordNames<'a> {
+    model: &'a Model,
+    /// The record of each buffer of the problem.
+    records: &'a [usize],
+}
+
+impl Names for RecordNames<'_> {
+    fn buffer(&self, problem: &Problem, i: usize) -> String {
+        let name = &problem.buffers[i].name;
+        match &self.model.buffers[self.records[i]].origin {
+            Some(o) => format!("`{name}` ({o})"),
+            None => format!("`{name}`"),
+        }
+    }
+
+    fn lifetime(&self, _: &Problem, i: usize) -> Option<String> {
+        let text = &self.model.buffers[self.records[i]].live_text;
+        (!text.is_empty()).then(|| text.clone())
+    }
+}
+
+/// Records the planner's error `e`, spanned on the declaration it is about.
+fn report(
+    model: &Model,
+    problem: &Problem,
+    records: &[usize],
+    names: &RecordNames<'_>,
+    e: &PlanError,
+    diags: &mut Diagnostics,
+) {
+    let spans = |i: usize| model.buffers[records[i]].spans;
+    let at: SpanRange = match e {
+        PlanError::RegionAlign { region, .. } => model.regions[*region].ident.span().into(),
+        PlanError::Overflow(o) => model.regions[o.region].ident.span().into(),
+        PlanError::BufferAlign { buffer, .. } | PlanError::UnknownRegion { buffer } => {
+            spans(*buffer).name.into()
+        }
+        PlanError::InPlaceLarger { buffer, .. }
+        | PlanError::BufferTooLarge { buffer, .. }
+        | PlanError::LargerThanEveryRegion { buffer, .. }
+        | PlanError::FitsNoRegion { buffer, .. } => spans(*buffer).size,
+        PlanError::InPlaceSourceLive { buffer, .. }
+        | PlanError::InPlaceCycle { buffer }
+        | PlanError::InPlaceRegion { buffer, .. } => spans(*buffer).in_place.into(),
+        PlanError::InPlaceOverlap { b, .. } => spans(*b).in_place.into(),
+        PlanError::InPlacePinned { buffer }
+        | PlanError::PinWithoutRegion { buffer }
+        | PlanError::PinMisaligned { buffer, .. }
+        | PlanError::PinOutOfBounds { buffer, .. } => spans(*buffer).pin,
+        PlanError::PinOverlap { b, .. } => spans(*b).pin,
+        PlanError::SizeOverflow { buffers, .. } => buffers
+            .first()
+            .map_or(model.name.span().into(), |&i| spans(i).size),
+    };
+    diags.at(at, e.display_with(problem, names));
+    if let PlanError::PinOverlap { a, .. } = e {
+        diags.at(
+            spans(*a).pin,
+            format!("note: {} is pinned here", names.buffer(problem, *a)),
+        );
+    }
+}

@@ -51,12 +51,8 @@ use proc_macro::TokenStream;
 /// - `buffer NAME: SIZE CLAUSES;` a planned buffer. Clauses, in any order, optionally
 ///   separated by commas:
 ///   - `in REGION`: the region; without it the buffer is spilled to the first region, in
-///     declaration order, that can take it (declare the fastest first): each region takes
-///     every buffer without `in` that keeps its most bytes live at one step within its
-///     capacity, skipping the others; if the region's plan then overflows anyway
-///     (alignment padding, fragmentation), the buffer with which the overflow starts goes
-///     on to the next region and the region tries the ones after it again (the rule in
-///     full: `memplan_planner::plan`).
+///     declaration order, that can take it (declare the fastest first; the rule in full is
+///     on `memplan_planner::plan`).
 ///   - `live A..=B` (inclusive) or `live A..B` (exclusive): the steps it is live. Two
 ///     buffers whose lifetimes share a step never share a byte.
 ///   - `align A`: the offset's alignment in bytes (default: the region's; for `[T; N]` of

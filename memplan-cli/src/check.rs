@@ -31,6 +31,7 @@ pub fn run(file: &Path, out_dir: Option<&Path>) -> Result<bool, String> {
             })
             .map(Path::to_path_buf),
         out_dir: out_dir.map(Path::to_path_buf),
+        package: None,
     };
     let mut ok = true;
     for invocation in invocations {

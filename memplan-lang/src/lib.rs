@@ -36,6 +36,7 @@
 
 pub mod diag;
 pub mod emit;
+pub mod linker;
 pub mod lower;
 mod names;
 pub mod parse;

@@ -16,12 +16,12 @@ use proc_macro::TokenStream;
 ///     pub mod kws {
 ///         // Memory ids of the hierarchical allocator, in declaration order: 0, 1, ...
 ///         region dtcm: 16 KiB, align 32, kind tightly_coupled;
-///         region sram: 64 KiB, align 16, section ".sram1", kind dma;
+///         region sram: 64 KiB, align 16, memory SRAM2, kind dma;
 ///
 ///         // The manager's bump pools, in bytes (absent = 0), with an optional alignment.
 ///         constant: 0;
 ///         runtime: 2 KiB;
-///         temp: 1 KiB, align 64;
+///         temp: 1 KiB, align 64, memory SRAM2;
 ///
 ///         // How to pack each region (default: `optimal(nodes = 10000)`).
 ///         strategy = best_of;
@@ -38,15 +38,27 @@ use proc_macro::TokenStream;
 ///
 /// # Statements
 ///
-/// - `region NAME: SIZE [, align A] [, section "S"] [, kind K];` a memory region, with its
-///   capacity. Memory ids are 0-based in declaration order. `align` (bytes, a power of two
-///   up to 65536, default 16) is the default alignment of its buffers. `section` places
-///   its arena in that link section (`#[unsafe(link_section)]`); the arena is bytes only
-///   (`MaybeUninit<u8>`), so it is sound in a NOLOAD or non-zeroed section. `kind` is
-///   `tightly_coupled`, `dma` or `external`: metadata for the application.
+/// - `region NAME: SIZE [, align A] [, memory M] [, uninit] [, kind K];` a memory region,
+///   with its capacity. Memory ids are 0-based in declaration order. `align` (bytes, a
+///   power of two up to 65536, default 16) is the default alignment of its buffers.
+///   Without `memory`, the region's arena is a zero-initialised static (`.bss`). With
+///   `memory M`, it lives in MEMORY region `M` of the firmware's linker script: on
+///   bare-metal targets (`target_os = "none"`) it goes in a link section that memplan names
+///   and that only memplan's generated linker fragment places (a `NOLOAD` output section in
+///   `M`; see `memplan-build`), so it takes no flash, and linking without the fragment
+///   fails with an undefined symbol that says to add it; on other targets it stays in
+///   `.bss`. Start-up code does not zero such memory, so `take()` zeroes the region's
+///   planned bytes once, unless the region says `uninit`. `kind` is `tightly_coupled`,
+///   `dma` or `external`: metadata for the application.
+/// - `region NAME: SIZE, unsafe section "S";` the arena in link section `S` of your own
+///   linker script, as `#[unsafe(link_section = "S")]` written at your `unsafe`, so that
+///   `forbid(unsafe_code)` and review see it: a section that the loader treats as code,
+///   constructors (`.init_array`) or read-only data is undefined behaviour. (A plain
+///   `section "S"` is an error.)
 /// - `constant: SIZE;`, `runtime: SIZE;`, `temp: SIZE;` the sizes of the manager's bump
-///   pools (absent = 0), each optionally `, align A` (default 16). Pools are statics of
-///   their own, not part of any region.
+///   pools (absent = 0), each optionally `, align A` (default 16) and `, memory M` (placed
+///   as a region's arena is; pools hand out uninitialised memory, so they are never
+///   zeroed). Pools are statics of their own, not part of any region.
 /// - `strategy = greedy | best_of | optimal(nodes = N);` the packing strategy.
 /// - `buffer NAME: SIZE CLAUSES;` a planned buffer. Clauses, in any order, optionally
 ///   separated by commas:
@@ -110,6 +122,7 @@ pub fn memory_plan(input: TokenStream) -> TokenStream {
     let env = memplan_lang::Env {
         base_dir,
         out_dir: std::env::var_os("OUT_DIR").map(PathBuf::from),
+        package: std::env::var("CARGO_PKG_NAME").ok(),
     };
     memplan_lang::expand(input.into(), &env).into()
 }

@@ -76,6 +76,59 @@ pub const unsafe fn manager<P: Plan, C: ArenaStorage, R: ArenaStorage, T: ArenaS
     MemoryManager::new(constant, planned, runtime, temp)
 }
 
+/// Takes the plan's manager, once, and zeroes the planned regions `zeroed` (memory ids):
+/// those whose arenas live in a section that start-up code does not zero (a `NOLOAD`
+/// output section in another RAM bank), so that their bytes read as zeros, as `.bss` bytes
+/// do. `None` after the first call, as [`TakeOnce::take`].
+///
+/// Costs one `memset` of the regions' planned bytes, on the first call only.
+pub fn take_zeroed<P: Plan>(
+    manager: &'static TakeOnce<MemoryManager<'static, P>>,
+    zeroed: &[u32],
+) -> Option<&'static mut MemoryManager<'static, P>> {
+    let manager = manager.take()?;
+    for &id in zeroed {
+        if let Some(span) = manager.planned().spans().get(id as usize) {
+            // SAFETY: the manager was taken just now, for the only time, and its spans are
+            // the only way to the arenas' bytes (`manager`'s contract), so no reference to
+            // them exists yet; each span is valid for writes of its `len` bytes, through
+            // the arena's `UnsafeCell` (the pointer keeps that provenance).
+            unsafe { span.as_ptr().as_ptr().write_bytes(0, span.len()) };
+        }
+    }
+    Some(manager)
+}
+
+/// The address of a symbol that only memplan's generated linker fragment defines.
+///
+/// Generated code keeps one in a `#[used]` static per arena placed in a memory (on
+/// bare-metal targets only), so that a firmware linked without the fragment fails with
+/// "undefined symbol: `__memplan_region_not_placed__...`" instead of linking the arena as
+/// loadable data. The address is never read through.
+pub struct Placed(*const u8);
+
+// SAFETY: a `Placed` is only an address, never dereferenced, so sharing it cannot race.
+unsafe impl Sync for Placed {}
+
+impl Placed {
+    /// The address `symbol`.
+    pub const fn new(symbol: *const u8) -> Self {
+        Placed(symbol)
+    }
+
+    /// The address.
+    pub const fn addr(&self) -> *const u8 {
+        self.0
+    }
+}
+
+/// Keeps the guards' statics referenced from `take()`, so that the object file that holds
+/// them is linked whenever the plan is used.
+#[inline]
+pub fn require_placed(guards: &[&Placed]) {
+    core::hint::black_box(guards);
+}
+
 /// A byte count the macro computed as `u64`, as this target's `usize`.
 ///
 /// # Panics

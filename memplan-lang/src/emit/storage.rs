@@ -1,10 +1,18 @@
 //! The static arenas (one per region), the pools, the const-built manager, and `take()`.
+//!
+//! An arena placed with `memory M` goes, on bare-metal targets, in the link section memplan
+//! names for it ([`crate::linker::section_name`]); a `#[used]` static holds the address of
+//! the symbol only the generated linker fragment defines, so linking without the fragment
+//! fails naming what to add. On other targets (hosts, tests) it is a plain `.bss` static.
+//! `take()` zeroes the regions whose arena start-up code does not zero (placed in a memory
+//! or a user's section), unless the region says `uninit`.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
 use super::resolve::Resolved;
-use crate::lower::{Model, Pool};
+use crate::linker::{guard_symbol, section_name};
+use crate::lower::{ArenaPlace, Model, Pool};
 
 /// The storage and `take()`; after errors, only a `take()` that returns `None`.
 pub(super) fn storage(model: &Model, resolved: &Resolved, p: &TokenStream) -> TokenStream {
@@ -20,38 +28,62 @@ pub(super) fn storage(model: &Model, resolved: &Resolved, p: &TokenStream) -> To
     }
     let mut arenas = Vec::new();
     let mut spans = Vec::new();
+    let mut guards = Guards::default();
+    let mut zeroed: Vec<u32> = Vec::new();
     for (r, (record, out)) in model.regions.iter().zip(&resolved.regions).enumerate() {
         let ident = format_ident!("__MEMPLAN_ARENA_{}", r);
         let size = out.size;
         let align = out.align as usize;
-        let section = record
-            .section
-            .as_ref()
-            .map(|s| quote!(#[unsafe(link_section = #s)]));
+        let place = placement(
+            model,
+            &record.place,
+            "region",
+            &record.region.name,
+            &mut guards,
+        );
+        if !matches!(record.place, ArenaPlace::Bss) && !record.uninit {
+            zeroed.push(r as u32);
+        }
         arenas.push(quote! {
-            #section
+            #place
             static #ident: #p::Arena<{ #p::to_usize(#size) }, #p::Align<#align>> = #p::Arena::new();
         });
         spans.push(quote!(#p::ArenaSpan::from_arena(&#ident)));
     }
     let n = spans.len();
-    let pool = |name: &str, pool: Pool| {
-        let ident = format_ident!("__MEMPLAN_{}", name);
+    let mut pool = |name: &str, pool: &Pool| {
+        let ident = format_ident!("__MEMPLAN_{}", name.to_uppercase());
         let (bytes, align) = (pool.bytes, pool.align as usize);
+        let place = match &pool.memory {
+            Some(m) => placement(
+                model,
+                &ArenaPlace::Memory(m.clone()),
+                "pool",
+                name,
+                &mut guards,
+            ),
+            None => TokenStream::new(),
+        };
         (
             ident.clone(),
-            quote!(static #ident: #p::Arena<{ #p::to_usize(#bytes) }, #p::Align<#align>> = #p::Arena::new();),
+            quote! {
+                #place
+                static #ident: #p::Arena<{ #p::to_usize(#bytes) }, #p::Align<#align>> = #p::Arena::new();
+            },
         )
     };
-    let (c, cdef) = pool("CONSTANT", model.pools.constant);
-    let (rt, rdef) = pool("RUNTIME", model.pools.runtime);
-    let (t, tdef) = pool("TEMP", model.pools.temp);
+    let (c, cdef) = pool("constant", &model.pools.constant);
+    let (rt, rdef) = pool("runtime", &model.pools.runtime);
+    let (t, tdef) = pool("temp", &model.pools.temp);
+    let guard_items = guards.items(p);
+    let require = guards.require(p);
     let span = Span::call_site();
     quote_spanned! {span=>
         #(#arenas)*
         #cdef
         #rdef
         #tdef
+        #guard_items
         // SAFETY: each arena above is private to this module and named only here, so the
         // spans are its only users.
         static __MEMPLAN_SPANS: [#p::ArenaSpan<'static>; #n] = unsafe { [#(#spans),*] };
@@ -61,9 +93,88 @@ pub(super) fn storage(model: &Model, resolved: &Resolved, p: &TokenStream) -> To
             #p::TakeOnce::new(unsafe { #p::manager(&#c, &__MEMPLAN_SPANS, &#rt, &#t) });
 
         /// Hands out the plan's `MemoryManager`: `Some` on the first call, `None` on every
-        /// later one (checked at run time, safe from interrupts and other cores).
+        /// later one (checked at run time, safe from interrupts and other cores). The first
+        /// call zeroes the regions whose arenas start-up code does not zero.
         pub fn take() -> ::core::option::Option<&'static mut #k::MemoryManager<'static, Plan>> {
-            __MEMPLAN_MANAGER.take()
+            #require
+            #p::take_zeroed(&__MEMPLAN_MANAGER, &[#(#zeroed),*])
+        }
+    }
+}
+
+/// The attribute that places an arena: none for `.bss`; for `memory M`, memplan's section
+/// on bare-metal targets (and a guard); for `unsafe section "S"`, the user's section,
+/// spanned on the user's `unsafe` so that `forbid(unsafe_code)` catches it.
+fn placement(
+    model: &Model,
+    place: &ArenaPlace,
+    kind: &str,
+    name: &str,
+    guards: &mut Guards,
+) -> TokenStream {
+    match place {
+        ArenaPlace::Bss => TokenStream::new(),
+        ArenaPlace::Memory(_) => {
+            let plan = model.name.to_string();
+            let section = section_name(&model.package, &plan, kind, name);
+            guards.add(guard_symbol(&model.package, &plan, kind, name));
+            quote!(#[cfg_attr(target_os = "none", unsafe(link_section = #section))])
+        }
+        ArenaPlace::Section { unsafe_span, name } => {
+            quote_spanned!(*unsafe_span=> #[unsafe(link_section = #name)])
+        }
+    }
+}
+
+/// The guards of the arenas placed in a memory: one extern symbol and one `#[used]` static
+/// each, on bare-metal targets only.
+#[derive(Default)]
+struct Guards {
+    symbols: Vec<String>,
+}
+
+impl Guards {
+    fn add(&mut self, symbol: String) {
+        self.symbols.push(symbol);
+    }
+
+    fn statics(&self) -> Vec<Ident> {
+        (0..self.symbols.len())
+            .map(|i| format_ident!("__MEMPLAN_PLACED_{}", i))
+            .collect()
+    }
+
+    fn items(&self, p: &TokenStream) -> TokenStream {
+        if self.symbols.is_empty() {
+            return TokenStream::new();
+        }
+        let symbols: Vec<Ident> = self
+            .symbols
+            .iter()
+            .map(|s| Ident::new(s, Span::call_site()))
+            .collect();
+        let statics = self.statics();
+        quote! {
+            #[cfg(target_os = "none")]
+            unsafe extern "C" {
+                #(static #symbols: u8;)*
+            }
+            #(
+                #[cfg(target_os = "none")]
+                #[used]
+                static #statics: #p::Placed = #p::Placed::new(&raw const #symbols);
+            )*
+        }
+    }
+
+    fn require(&self, p: &TokenStream) -> TokenStream {
+        if self.symbols.is_empty() {
+            return TokenStream::new();
+        }
+        let statics = self.statics();
+        quote! {
+            #[cfg(target_os = "none")]
+            #p::require_placed(&[#(&#statics),*]);
         }
     }
 }

@@ -17,6 +17,10 @@ pub struct Env {
     pub base_dir: Option<PathBuf>,
     /// The crate's `OUT_DIR` (a build script's output folder), if any.
     pub out_dir: Option<PathBuf>,
+    /// The package the invocation is in (`CARGO_PKG_NAME`): part of the link-section names
+    /// of arenas placed with `memory M`, so that two packages' plans never share one.
+    /// `None` stands for `crate`.
+    pub package: Option<String>,
 }
 
 /// Names the generated module uses itself.

@@ -26,7 +26,9 @@ use memplan_planner::Strategy;
 use quote::quote;
 
 pub use context::Env;
-pub use model::{BufferRecord, BufferSpans, Declared, ElemInfo, Model, Pool, Pools, RegionRecord};
+pub use model::{
+    ArenaPlace, BufferRecord, BufferSpans, Declared, ElemInfo, Model, Pool, Pools, RegionRecord,
+};
 
 use context::{Lowering, Seen};
 
@@ -52,6 +54,7 @@ pub fn lower(input: Input, env: &Env, diags: &mut Diagnostics) -> Model {
             vis,
             name,
             krate: quote!(::memplan_runtime),
+            package: env.package.clone().unwrap_or_else(|| "crate".to_string()),
             strategy: Strategy::default(),
             regions: Vec::new(),
             pools: Pools::default(),

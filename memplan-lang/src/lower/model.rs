@@ -21,6 +21,8 @@ pub struct Model {
     pub name: Ident,
     /// Path of the runtime crate (`::memplan_runtime` unless `crate = ...`).
     pub krate: TokenStream,
+    /// The package the invocation is in, for link-section names ([`crate::linker`]).
+    pub package: String,
     /// How regions are packed.
     pub strategy: Strategy,
     /// The regions, in declaration order: memory id `i` is `regions[i]`.
@@ -41,8 +43,10 @@ pub struct RegionRecord {
     pub ident: Ident,
     /// The generated type's name.
     pub type_ident: Ident,
-    /// `section "S"`.
-    pub section: Option<LitStr>,
+    /// Where its arena goes.
+    pub place: ArenaPlace,
+    /// `uninit`: `take()` leaves the arena's bytes as they are.
+    pub uninit: bool,
     /// The runtime's `RegionKind` variant.
     pub kind: Ident,
     /// The planner's view: name, capacity, alignment.
@@ -52,27 +56,58 @@ pub struct RegionRecord {
     pub broken: bool,
 }
 
-/// A bump pool's size and alignment, in bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Where an arena (a region's or a pool's static) goes.
+#[derive(Clone)]
+pub enum ArenaPlace {
+    /// A zero-initialised static, in `.bss`.
+    Bss,
+    /// `memory M`: a section memplan names, which its generated linker fragment places in
+    /// the MEMORY region `M` of the linker script (`NOLOAD`).
+    Memory(Ident),
+    /// `unsafe section "S"`: the user's own section.
+    Section {
+        /// Where `unsafe` is written: the attribute is spanned there, so that
+        /// `forbid(unsafe_code)` in the user's crate points at it.
+        unsafe_span: Span,
+        /// The section's name.
+        name: LitStr,
+    },
+}
+
+impl ArenaPlace {
+    /// The MEMORY region, for `memory M`.
+    pub fn memory(&self) -> Option<&Ident> {
+        match self {
+            ArenaPlace::Memory(m) => Some(m),
+            ArenaPlace::Bss | ArenaPlace::Section { .. } => None,
+        }
+    }
+}
+
+/// A bump pool's size, alignment and place.
+#[derive(Clone)]
 pub struct Pool {
     /// Bytes.
     pub bytes: u64,
     /// Alignment of its base, in bytes.
     pub align: u64,
+    /// `memory M`, or `None` for `.bss`.
+    pub memory: Option<Ident>,
 }
 
 impl Default for Pool {
-    /// Absent: 0 bytes, aligned to 16.
+    /// Absent: 0 bytes, aligned to 16, in `.bss`.
     fn default() -> Self {
         Pool {
             bytes: 0,
             align: 16,
+            memory: None,
         }
     }
 }
 
 /// The manager's three bump pools.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Default)]
 pub struct Pools {
     /// `constant: SIZE;`
     pub constant: Pool,
@@ -152,6 +187,17 @@ pub enum ElemInfo {
         /// The declared alignment (`align A`).
         align: u64,
     },
+}
+
+impl Pools {
+    /// The pools with their names: `constant`, `runtime`, `temp`.
+    pub fn named(&self) -> [(&'static str, &Pool); 3] {
+        [
+            ("constant", &self.constant),
+            ("runtime", &self.runtime),
+            ("temp", &self.temp),
+        ]
+    }
 }
 
 impl Model {

@@ -6,7 +6,7 @@ use proc_macro2::Span;
 use syn::{Ident, LitStr};
 
 use super::context::Lowering;
-use super::model::RegionRecord;
+use super::model::{ArenaPlace, RegionRecord};
 use super::values::{check_align, size_bytes};
 use crate::names;
 use crate::parse::{RegionDecl, Stmt};
@@ -38,7 +38,8 @@ fn declare_broken(cx: &mut Lowering<'_>, name: &Ident) {
             attrs: Vec::new(),
             ident: name.clone(),
             type_ident: names::ident(&tname, name.span()),
-            section: None,
+            place: ArenaPlace::Bss,
+            uninit: false,
             kind: Ident::new("Unspecified", name.span()),
             region: Region {
                 name: name.to_string(),
@@ -69,7 +70,7 @@ fn declare(cx: &mut Lowering<'_>, r: &RegionDecl) {
         Some((a, span)) => check_align(cx, a, span),
         None => DEFAULT_REGION_ALIGN,
     };
-    if let Some(sec) = &r.section {
+    if let Some((_, sec)) = &r.section {
         check_section(cx, sec);
     }
     let tname = names::type_name(&name, 'R');
@@ -83,7 +84,15 @@ fn declare(cx: &mut Lowering<'_>, r: &RegionDecl) {
             attrs: r.attrs.clone(),
             ident: r.name.clone(),
             type_ident: names::ident(&tname, r.name.span()),
-            section: r.section.clone(),
+            place: match (&r.memory, &r.section) {
+                (Some(m), _) => ArenaPlace::Memory(m.clone()),
+                (None, Some((unsafe_span, name))) => ArenaPlace::Section {
+                    unsafe_span: *unsafe_span,
+                    name: name.clone(),
+                },
+                (None, None) => ArenaPlace::Bss,
+            },
+            uninit: r.uninit.is_some(),
             kind,
             region: Region {
                 name,

@@ -44,7 +44,11 @@ pub(super) fn pool(cx: &mut Lowering<'_>, p: PoolDecl) {
         Some((a, span)) => check_align(cx, a, span),
         None => Pool::default().align,
     };
-    let pool = Pool { bytes, align };
+    let pool = Pool {
+        bytes,
+        align,
+        memory: p.memory,
+    };
     let pools = &mut cx.model.pools;
     match k {
         0 => pools.constant = pool,

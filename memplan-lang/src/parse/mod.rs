@@ -100,8 +100,12 @@ pub struct RegionDecl {
     pub size: Size,
     /// `align A`, with where it is written.
     pub align: Option<(u64, Span)>,
-    /// `section "S"`.
-    pub section: Option<LitStr>,
+    /// `memory M`: the MEMORY region of the linker script the arena goes in.
+    pub memory: Option<Ident>,
+    /// `unsafe section "S"`, with where `unsafe` is written.
+    pub section: Option<(Span, LitStr)>,
+    /// `uninit`: take() does not zero the arena.
+    pub uninit: Option<Span>,
     /// `kind tightly_coupled | dma | external`.
     pub kind: Option<Ident>,
 }
@@ -114,6 +118,8 @@ pub struct PoolDecl {
     pub size: Size,
     /// `align A`, with where it is written.
     pub align: Option<(u64, Span)>,
+    /// `memory M`: the MEMORY region of the linker script the pool goes in.
+    pub memory: Option<Ident>,
 }
 
 /// `strategy = NAME[(nodes = N)];`
@@ -304,6 +310,8 @@ pub(crate) mod kw {
     syn::custom_keyword!(out_dir);
     syn::custom_keyword!(nodes);
     syn::custom_keyword!(kind);
+    syn::custom_keyword!(memory);
+    syn::custom_keyword!(uninit);
 }
 
 impl Parse for Stmt {

@@ -1,4 +1,4 @@
-//! The pools (`constant: SIZE;`, `runtime: SIZE;`, `temp: SIZE [, align A];`) and
+//! The pools (`constant: SIZE;`, `runtime: SIZE;`, `temp: SIZE [, align A] [, memory M];`) and
 //! `strategy = NAME[(nodes = N)];`.
 
 use syn::parse::ParseStream;
@@ -12,7 +12,21 @@ pub(super) fn parse_pool(input: ParseStream, which: Ident) -> syn::Result<PoolDe
     input.parse::<Token![:]>()?;
     let size = parse_size(input)?;
     let align = parse_trailing_align(input)?;
-    Ok(PoolDecl { which, size, align })
+    if input.peek(Token![,]) && input.peek2(kw::memory) {
+        input.parse::<Token![,]>()?;
+    }
+    let memory = if input.peek(kw::memory) {
+        input.parse::<kw::memory>()?;
+        Some(input.parse()?)
+    } else {
+        None
+    };
+    Ok(PoolDecl {
+        which,
+        size,
+        align,
+        memory,
+    })
 }
 
 pub(super) fn parse_strategy(input: ParseStream) -> syn::Result<StrategyDecl> {

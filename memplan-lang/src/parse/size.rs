@@ -109,6 +109,8 @@ pub(crate) fn parse_bytes(input: ParseStream) -> syn::Result<Size> {
         && !input.peek(kw::pad)
         && !input.peek(kw::section)
         && !input.peek(kw::kind)
+        && !input.peek(kw::memory)
+        && !input.peek(kw::uninit)
     {
         let unit: Ident = input.fork().parse()?;
         mult = match unit.to_string().as_str() {

@@ -13,7 +13,7 @@ use memplan_runtime::{Error, HierarchicalAllocator, MemoryManager, memory_plan};
 memory_plan! {
     /// A keyword spotter's activations, and a transformer encoder's from an ExecuTorch plan.
     pub mod kws {
-        region sram: 64 KiB, align 16, section ".sram1";
+        region sram: 64 KiB, align 16, memory SRAM1;
         region dtcm: 16 KiB, align 32, kind tightly_coupled;
         region psram: 1 MiB, kind external;
 

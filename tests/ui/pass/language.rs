@@ -22,7 +22,7 @@ memplan_runtime::memory_plan! {
         crate = crate::hal::memplan;
         /// Tightly coupled data memory.
         region dtcm: 1 KiB, align 32, kind tightly_coupled;
-        region sram: 16 KiB, section ".data.sram1", kind dma;
+        region sram: 16 KiB, memory SRAM1, kind dma;
         constant: 64 bytes;
         runtime: 2 KiB;
         temp: 1 KiB, align 64;

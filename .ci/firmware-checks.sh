@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The firmware on an emulated Cortex-M4 (QEMU's mps2-an386): built, linked with memplan's
+# generated linker fragment, run, its predictions checked against the reference; the ELF
+# checked (every arena NOBITS, the loadable image the size of the flash contents); the
+# section sizes checked against examples/firmware/sizes.txt; the library part built for
+# thumbv6m-none-eabi with the critical-section backend; and three builds that must fail
+# with memplan's message: a region that overflows its capacity, a region larger than its
+# memory bank, and a firmware linked without the fragment.
+#
+# Installs what it needs (qemu-system-arm with apt-get, targets and llvm-tools with rustup).
+# Run from anywhere: `bash .ci/firmware-checks.sh`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+export CARGO_TERM_COLOR=never
+FW=examples/firmware
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}/firmware"
+ELF="$CARGO_TARGET_DIR/thumbv7em-none-eabihf/release/memplan-firmware"
+start=$(date +%s)
+step() { echo "== [$(($(date +%s) - start))s] $*"; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+step "install: qemu-system-arm, thumbv7em and thumbv6m targets, llvm-tools"
+if ! command -v qemu-system-arm >/dev/null; then
+  apt-get update -qq >/dev/null && apt-get install -y -qq qemu-system-arm >/dev/null
+fi
+rustup target add thumbv7em-none-eabihf thumbv6m-none-eabi >/dev/null
+rustup component add llvm-tools >/dev/null
+SYSROOT=$(rustc --print sysroot)
+LLVM_BIN=$(ls -d "$SYSROOT"/lib/rustlib/*/bin | head -n1)
+OBJCOPY="$LLVM_BIN/llvm-objcopy"
+SIZE="$LLVM_BIN/llvm-size"
+READELF() { "$LLVM_BIN/llvm-readobj" --elf-output-style=GNU "$@"; }
+[ -x "$OBJCOPY" ] && [ -x "$SIZE" ] || fail "llvm-objcopy / llvm-size not found in $LLVM_BIN"
+
+step "run: the firmware under QEMU (cargo run --release in $FW)"
+out=$(cd "$FW" && timeout 300 cargo run -q --release 2>&1) || { echo "$out"; fail "the firmware failed"; }
+echo "$out"
+grep -q "matches reference: yes" <<<"$out" || fail "the firmware's predictions do not match the reference"
+
+step "check: every arena section is NOBITS, and the loadable image is the flash contents"
+sections=$(READELF -S --wide "$ELF")
+arenas=$(awk '$2 ~ /^\.memplan\./ || $3 ~ /^\.memplan\./' <<<"$sections")
+[ -n "$arenas" ] || fail "no .memplan.* section in the ELF"
+if grep -v NOBITS <<<"$arenas"; then fail "an arena section is loadable (PROGBITS)"; fi
+echo "$arenas"
+"$OBJCOPY" -O binary "$ELF" "$CARGO_TARGET_DIR/memplan-firmware.bin"
+image=$(stat -c %s "$CARGO_TARGET_DIR/memplan-firmware.bin")
+# The flash contents: the end of the last loadable byte (a LOAD segment's physical, that is
+# load, address plus its file size), from address 0 (FLASH's origin in memory.x).
+flash=0
+while read -r _ _ _ phys filesz _; do
+  end=$((phys + filesz))
+  if (( filesz > 0 && end > flash )); then flash=$end; fi
+done < <(READELF -l --wide "$ELF" | awk '$1 == "LOAD"')
+echo "loadable image: $image bytes; flash contents end at byte $flash"
+[ "$image" = "$flash" ] || fail "the image ($image bytes) is not the flash contents ($flash bytes)"
+[ "$image" -lt 1048576 ] || fail "the image is over 1 MiB"
+
+step "check: section sizes against $FW/sizes.txt"
+current=$("$SIZE" -A "$ELF" | awk '$1 ~ /^\.(text|rodata|data|bss)$/ || $1 ~ /^\.memplan\./ { print $1, $2 }')
+echo "$current"
+grown=0
+while read -r name bytes; do
+  [ -z "$name" ] || [ "${name:0:1}" = "#" ] && continue
+  now=$(awk -v n="$name" '$1 == n { print $2 }' <<<"$current")
+  [ -n "$now" ] || { echo "missing section $name"; grown=1; continue; }
+  if [ "$now" -gt "$bytes" ]; then echo "$name grew: $bytes -> $now bytes"; grown=1; fi
+  if [ "$now" -lt "$bytes" ]; then echo "$name shrank: $bytes -> $now bytes (update $FW/sizes.txt)"; fi
+done < "$FW/sizes.txt"
+while read -r name bytes; do
+  grep -q "^$name " "$FW/sizes.txt" || { echo "new section $name ($bytes bytes): add it to $FW/sizes.txt"; grown=1; }
+done <<<"$current"
+[ "$grown" = 0 ] || fail "RAM or flash grew past $FW/sizes.txt"
+
+step "build: the firmware's library for thumbv6m-none-eabi, critical-section backend"
+(cd "$FW" && cargo build -q --release --lib --target thumbv6m-none-eabi --features critical-section)
+
+# ---- Builds that must fail, each in a copy of the firmware with one change ----------------
+variant() {
+  local name=$1 dir="$CARGO_TARGET_DIR/variants/$1"
+  rm -rf "$dir"; mkdir -p "$dir"
+  cp -r "$FW"/. "$dir"/
+  rm -rf "$dir/target"
+  sed -i "s|path = \"../../|path = \"$ROOT/|" "$dir/Cargo.toml"
+  echo "$dir"
+}
+# Each variant builds in a target folder of its own (they share the package's name).
+build_variant() { (cd "$1" && CARGO_TARGET_DIR="$1/target" cargo build -q --release 2>&1); }
+expect_failure() {
+  local dir=$1 want=$2 out
+  if out=$(build_variant "$dir"); then fail "$(basename "$dir"): built, but must fail"; fi
+  grep -q -- "$want" <<<"$out" || { echo "$out" >&2; fail "$(basename "$dir"): no \"$want\" in the errors"; }
+  echo "$out" | grep -m1 -E "^(error|rust-lld: error)" || true
+}
+
+step "fails: a region that overflows its capacity, with the spanned message"
+d=$(variant region-overflow)
+sed -i 's/region act: 256 bytes, memory SRAM3;/region act: 64 bytes, memory SRAM3;/' "$d/src/lib.rs"
+expect_failure "$d" 'error: region `act` overflows: needed 96 bytes, available 64 (over by 32)'
+
+step "fails: a region larger than its memory bank, with memplan's message first"
+d=$(variant bank-too-small)
+sed -i 's/SRAM3 : ORIGIN = 0x20200000, LENGTH = 2M/SRAM3 : ORIGIN = 0x20200000, LENGTH = 64/' "$d/memory.x"
+out=$(build_variant "$d") && fail "bank-too-small: linked, but must fail"
+first=$(grep -m1 -o "rust-lld: error: .*" <<<"$out")
+echo "$first"
+grep -q 'memplan: region `act` of plan `digits` needs 96 bytes of memory SRAM3' <<<"$first" ||
+  { echo "$out" >&2; fail "bank-too-small: the first link error is not memplan's"; }
+
+step "fails: an arena placed in a memory, linked without memplan's fragment"
+d=$(variant no-fragment)
+sed -i 's/memplan_build::linker_fragment(\["src\/lib.rs"\]).expect("memplan.s linker fragment");/let _ = "no fragment";/' "$d/build.rs"
+grep -q 'no fragment' "$d/build.rs" || fail "no-fragment: build.rs was not changed"
+expect_failure "$d" 'undefined symbol: __memplan_plan_digits_region_act_in_memplan_firmware_is_not_placed__add_memplan_build_linker_fragment_to_build_rs'
+
+step "firmware checks passed"

@@ -41,8 +41,11 @@ miri --features portable-atomic --lib
 step "miri: i686-unknown-linux-gnu (32-bit usize), allocator-api2"
 miri --target i686-unknown-linux-gnu --features allocator-api2
 
-step "miri: the generated manager of tests/cross-lib (host)"
+step "miri: the generated manager and the step views of tests/cross-lib (host; and debug-canary)"
 cargo +nightly miri test -q --manifest-path "$CROSS_LIB" --target-dir "$CROSS_DIR"
+cargo +nightly miri test -q --manifest-path "$CROSS_LIB" --target-dir "$CROSS_DIR" --features debug-canary
+step "test: tests/cross-lib with debug-canary (poisoning, canaries, the step-checked accessor)"
+cargo test -q --manifest-path "$CROSS_LIB" --target-dir "$CROSS_DIR" --features debug-canary
 
 # ---- Cross builds -------------------------------------------------------------------------
 for t in thumbv7em-none-eabihf riscv32imac-unknown-none-elf; do
@@ -100,15 +103,16 @@ instructions() {
     --stop-address="$(printf '0x%x' $((0x$addr + 0x$size)))" "$exe" |
     sed -n 's/^ *[0-9a-f]*:[[:space:]]*//p' | grep -v '^int3' || true
 }
-for b in conv2 logits; do
-  typed=$(instructions "probe_typed_$b")
-  raw=$(instructions "probe_raw_$b")
+for pair in typed_conv2:raw_conv2 typed_logits:raw_logits view_step2:raw_step2; do
+  a=${pair%%:*} b=${pair##*:}
+  typed=$(instructions "probe_$a")
+  raw=$(instructions "probe_$b")
   if [ -z "$typed" ] || [ "$typed" != "$raw" ]; then
-    echo "probe_typed_$b differs from probe_raw_$b:" >&2
+    echo "probe_$a differs from probe_$b:" >&2
     diff <(echo "$typed") <(echo "$raw") >&2 || true
     exit 1
   fi
-  echo "$b: typed = raw, $(wc -l <<<"$typed") instructions: $(tr '\n' ';' <<<"$typed")"
+  echo "probe_$a = probe_$b, $(wc -l <<<"$typed") instructions: $(tr '\n' ';' <<<"$typed")"
 done
 
 step "runtime checks passed"

@@ -3,16 +3,18 @@
 //!
 //! Each model's buffers come from its ExecuTorch plan file (`data/executorch/*_greedy.csv`);
 //! ExecuTorch's own offsets in the file are ignored: memplan plans the buffers itself. At
-//! run time the example takes each plan's `MemoryManager` and walks the steps in order: at
-//! step `t` it first fills every buffer whose first step is `t` with a pattern derived from
-//! its name, through the `HierarchicalAllocator`, then checks that every buffer whose last
-//! step is `t` still holds its pattern. A plan that let two live buffers share a byte would
-//! fail the check.
+//! run time the example takes each plan's `MemoryManager` and walks the steps in order,
+//! through the plan's safe generic path (`MemoryManager::live_at`, no `unsafe` here): at
+//! step `t` it fills every buffer whose first step is `t` with a pattern derived from its
+//! name, and checks that every buffer whose last step is `t` still holds its pattern, so a
+//! buffer changed between its first and last step is reported.
 //!
 //! Run it with `cargo run --release --bin executorch-models`.
 
+#![forbid(unsafe_code)]
+
 use memplan_planner::files::parse_executorch;
-use memplan_runtime::{BufferInfo, HierarchicalAllocator, Plan, memory_plan};
+use memplan_runtime::{BufferInfo, MemoryManager, Schedule, memory_plan};
 
 memory_plan! {
     /// MobileNetV2, default export.
@@ -90,44 +92,31 @@ fn seed(name: &str) -> u64 {
     })
 }
 
-/// Walks the steps, filling and checking buffers through `planned`. Returns whether every
-/// buffer held its pattern at its last step.
-fn prove<P: Plan>(planned: &HierarchicalAllocator<'_, P>, buffers: &[BufferInfo]) -> bool {
-    let last_step = buffers.iter().map(|b| b.last).max().unwrap_or(0);
+/// Walks the steps through the plan's generic safe path, `live_at`: at step `t`, fills
+/// every buffer that starts at `t` with its pattern and checks every buffer that ends at
+/// `t`. Returns whether every buffer held its pattern at its last step. `tamper` (tests
+/// only) writes into one buffer at one step, as a kernel that wrote a byte it should not
+/// would.
+fn prove<P: Schedule>(manager: &mut MemoryManager<'_, P>, tamper: Option<(u32, &str)>) -> bool {
+    let last_step = P::BUFFERS.iter().map(|b| b.last).max().unwrap_or(0);
     let mut intact = true;
-    let mut by_first: Vec<Vec<&BufferInfo>> = vec![Vec::new(); last_step as usize + 1];
-    let mut by_last: Vec<Vec<&BufferInfo>> = vec![Vec::new(); last_step as usize + 1];
-    for b in buffers {
-        by_first[b.first as usize].push(b);
-        by_last[b.last as usize].push(b);
-    }
-    for t in 0..=last_step as usize {
-        for b in &by_first[t] {
-            let ptr = planned
-                .get_offset_address(b.memory_id, b.offset, b.size)
-                .expect("every planned buffer lies inside its region");
+    for t in 0..=last_step {
+        for live in manager.live_at(t) {
+            let (b, bytes) = (live.info, live.bytes);
             let s = seed(b.name);
-            for i in 0..b.size {
-                // SAFETY: `get_offset_address` checked that `[offset, offset + size)` lies in
-                // the region's arena, which this manager owns exclusively; raw writes create
-                // no references, so an overlap (which the check below would reveal) is a
-                // wrong value, not undefined behaviour.
-                unsafe { ptr.as_ptr().add(i).write(pattern(s, i)) };
-            }
-        }
-        for b in &by_last[t] {
-            let ptr = planned
-                .get_offset_address(b.memory_id, b.offset, b.size)
-                .expect("every planned buffer lies inside its region");
-            let s = seed(b.name);
-            for i in 0..b.size {
-                // SAFETY: as above; the byte was written when the buffer started.
-                let got = unsafe { ptr.as_ptr().add(i).read() };
-                if got != pattern(s, i) {
-                    intact = false;
-                    eprintln!("{}: byte {i} was overwritten before step {t}", b.name);
-                    break;
+            if b.first == t {
+                for (i, byte) in bytes.iter_mut().enumerate() {
+                    *byte = pattern(s, i);
                 }
+            }
+            if tamper == Some((t, b.name)) && !bytes.is_empty() {
+                bytes[0] ^= 0xFF;
+            }
+            if b.last == t
+                && let Some(i) = (0..bytes.len()).find(|&i| bytes[i] != pattern(s, i))
+            {
+                intact = false;
+                eprintln!("{}: byte {i} was overwritten before step {t}", b.name);
             }
         }
     }
@@ -148,7 +137,7 @@ fn lower_bound(rows: &[(u64, u64, u64)]) -> u64 {
         .unwrap_or(0)
 }
 
-fn run<P: Plan>(model: &Model, planned: &HierarchicalAllocator<'_, P>) -> Outcome {
+fn run<P: Schedule>(model: &Model, manager: &mut MemoryManager<'_, P>) -> Outcome {
     let rows = parse_executorch(model.csv, model.name).expect("the plan file is well formed");
     let executorch = rows
         .iter()
@@ -171,7 +160,7 @@ fn run<P: Plan>(model: &Model, planned: &HierarchicalAllocator<'_, P>) -> Outcom
         memplan,
         executorch,
         lower_bound: lower_bound(&spans),
-        intact: prove(planned, model.buffers),
+        intact: prove(manager, None),
     }
 }
 
@@ -184,7 +173,7 @@ macro_rules! model {
         };
         let manager = $m::take().expect("first take of the plan's manager");
         print!("{}", $m::REPORT);
-        (model.name, run(&model, manager.planned()))
+        (model.name, run(&model, manager))
     }};
 }
 
@@ -238,35 +227,41 @@ fn main() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use core::mem::MaybeUninit;
-    use memplan_runtime::Span;
 
-    fn check(table: &[BufferInfo]) -> bool {
-        let mut bytes = [MaybeUninit::<u8>::uninit(); 64];
-        let mut spans = [Span::new(&mut bytes)];
-        let planned = HierarchicalAllocator::new(&mut spans);
-        prove(&planned, table)
+    memory_plan! {
+        mod small {
+            region r: 96 bytes, align 1;
+            buffer a: 32 bytes in r, live 0..=3;
+            buffer b: 32 bytes in r, live 1..=1;
+            buffer c: 32 bytes in r, live 2..=3;
+            buffer d: 32 bytes in r, live 0..=0;
+        }
     }
 
     #[test]
     fn the_walk_accepts_a_sound_plan() {
-        // a and b share bytes but never a step; c sits beside them.
-        let table = [
-            BufferInfo::new("a", 0, 0, 32, 0, 1),
-            BufferInfo::new("b", 0, 0, 32, 2, 3),
-            BufferInfo::new("c", 0, 32, 32, 0, 3),
-        ];
-        assert!(check(&table));
+        // 64 bytes are live at every step (a with d, b or c): a plan at that bound reuses
+        // bytes across d, b and c.
+        assert_eq!(
+            small::BUFFERS.iter().map(|b| b.offset + b.size).max(),
+            Some(64)
+        );
+        let manager = small::take().expect("taken once");
+        assert!(prove(manager, None));
     }
 
     #[test]
-    fn the_walk_catches_two_live_buffers_sharing_a_byte() {
-        // b starts at step 1, while a is still live, and overlaps a's last byte.
-        let table = [
-            BufferInfo::new("a", 0, 0, 32, 0, 2),
-            BufferInfo::new("b", 0, 31, 8, 1, 3),
-        ];
-        assert!(!check(&table));
+    fn the_walk_catches_a_byte_written_by_the_wrong_kernel() {
+        // A write into `a` at step 2, between its first and its last step.
+        memory_plan! {
+            mod again {
+                region r: 96 bytes, align 1;
+                buffer a: 32 bytes in r, live 0..=3;
+                buffer b: 32 bytes in r, live 1..=1;
+            }
+        }
+        let manager = again::take().expect("taken once");
+        assert!(!prove(manager, Some((2, "a"))));
     }
 
     #[test]

@@ -131,6 +131,7 @@ where
             base_dir: file.parent().map(Path::to_path_buf),
             out_dir: Some(out_dir.clone()),
             package: Some(package.clone()),
+            canary: false,
         };
         for invocation in invocations {
             let c = check(invocation.tokens, &env);

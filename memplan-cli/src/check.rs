@@ -32,6 +32,7 @@ pub fn run(file: &Path, out_dir: Option<&Path>) -> Result<bool, String> {
             .map(Path::to_path_buf),
         out_dir: out_dir.map(Path::to_path_buf),
         package: None,
+        canary: false,
     };
     let mut ok = true;
     for invocation in invocations {

@@ -38,6 +38,30 @@ pub fn type_name(name: &str, prefix: char) -> String {
     out
 }
 
+/// The field name for `name` in a step's view: every character outside `[A-Za-z0-9_]`
+/// becomes `_`; a name that then starts with a digit (or is empty) gets the prefix `b_`; a
+/// keyword gets the suffix `_` (`type` -> `type_`). A declared buffer's name is already an
+/// identifier and stays as it is.
+pub fn field_name(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert_str(0, "b_");
+    }
+    if syn::parse_str::<syn::Ident>(&out).is_err() || out == "_" {
+        out.push('_');
+    }
+    out
+}
+
 /// The identifier for a type name made by [`type_name`] (always a valid identifier).
 pub fn ident(name: &str, span: Span) -> Ident {
     Ident::new(name, span)
@@ -62,5 +86,22 @@ mod tests {
         assert_eq!(type_name("...", 'R'), "R");
         assert_eq!(type_name("self", 'B'), "Self_");
         assert_eq!(type_name("a.b", 'B'), type_name("a_b", 'B'));
+    }
+
+    #[test]
+    fn field_names_are_identifiers() {
+        use super::field_name;
+        assert_eq!(field_name("conv1"), "conv1");
+        assert_eq!(
+            field_name("aten_convolution_default.out0"),
+            "aten_convolution_default_out0"
+        );
+        assert_eq!(field_name("0in"), "b_0in");
+        assert_eq!(field_name("type"), "type_");
+        assert_eq!(field_name("self"), "self_");
+        assert_eq!(field_name("_"), "__");
+        for n in ["conv1", "type_", "b_0in", "self_", "__"] {
+            assert!(syn::parse_str::<syn::Ident>(n).is_ok(), "{n}");
+        }
     }
 }

@@ -123,6 +123,7 @@ pub fn memory_plan(input: TokenStream) -> TokenStream {
         base_dir,
         out_dir: std::env::var_os("OUT_DIR").map(PathBuf::from),
         package: std::env::var("CARGO_PKG_NAME").ok(),
+        canary: cfg!(feature = "debug-canary"),
     };
     memplan_lang::expand(input.into(), &env).into()
 }

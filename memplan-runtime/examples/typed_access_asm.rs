@@ -14,7 +14,9 @@
 use std::hint::black_box;
 use std::ptr::NonNull;
 
-use memplan_runtime::{Error, HierarchicalAllocator, MemoryAllocator, PlannedBuffer, memory_plan};
+use memplan_runtime::{
+    Error, HierarchicalAllocator, MemoryAllocator, MemoryManager, PlannedBuffer, memory_plan,
+};
 
 memory_plan! {
     pub mod kws {
@@ -66,6 +68,32 @@ pub fn probe_raw_logits(h: &Planned<'_>) -> NonNull<f32> {
     unsafe { span.as_ptr().add(256).cast() }
 }
 
+type Manager = MemoryManager<'static, kws::Plan>;
+
+/// A step's view: the buffers live at step 2 (`conv1`, `conv2`), as references.
+#[inline(never)]
+#[unsafe(no_mangle)]
+pub fn probe_view_step2(m: &mut Manager) -> (*mut u8, *mut f32) {
+    let (s, _) = m.step::<2>();
+    (s.conv1.as_mut_ptr(), s.conv2.as_mut_ptr())
+}
+
+/// Raw: the same two addresses, the region base plus their constant offsets, by hand.
+#[inline(never)]
+#[unsafe(no_mangle)]
+pub fn probe_raw_step2(m: &mut Manager) -> (*mut u8, *mut f32) {
+    const CONV1: usize = <kws::Conv1 as PlannedBuffer>::OFFSET;
+    const CONV2: usize = <kws::Conv2 as PlannedBuffer>::OFFSET;
+    // SAFETY: memory id 0 exists in this plan.
+    let span = unsafe { m.planned().spans().get_unchecked(0) };
+    let base = span.as_ptr().as_ptr();
+    // SAFETY: conv1 lies inside memory id 0.
+    let conv1 = unsafe { base.add(CONV1) };
+    // SAFETY: conv2 lies inside memory id 0.
+    let conv2 = unsafe { base.add(CONV2) };
+    (conv1, conv2.cast())
+}
+
 /// The data-driven path, bounds-checked at run time, for comparison.
 #[inline(never)]
 #[unsafe(no_mangle)]
@@ -93,5 +121,7 @@ fn main() {
     assert_eq!(probe_typed_logits(h), probe_raw_logits(h));
     assert_eq!(probe_checked_conv2(h).unwrap().cast::<f32>(), typed);
     let p = probe_allocate(black_box(manager.runtime()), 24, 8).unwrap();
+    let manager = black_box(manager);
+    assert_eq!(probe_view_step2(manager), probe_raw_step2(manager));
     println!("conv2 at {typed:p} (typed) = {raw:p} (raw); runtime block at {p:p}");
 }

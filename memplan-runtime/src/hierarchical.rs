@@ -153,13 +153,36 @@ impl fmt::Debug for Span<'_> {
 ///
 /// The allocator borrows its span table, which is why it can be `Sync`: it never gives out
 /// references to the bytes.
+///
+/// The allocator is invariant in its plan type, so an allocator checked against one plan's
+/// table can never pass for another plan's, even when one plan type is a subtype of the
+/// other (a plan type with a higher-ranked function pointer in it):
+///
+/// ```compile_fail
+/// use memplan_runtime::{HierarchicalAllocator, Plan};
+///
+/// struct W<T>(T);
+/// impl<T: 'static> Plan for W<T> {
+///     const NAME: &'static str = "w";
+///     const REGIONS: usize = 0;
+/// }
+/// // `for<'x> fn(&'x u8)` is a subtype of `fn(&'static u8)`: were the allocator covariant,
+/// // this would compile and the second plan's compile-time checks would vouch for the first.
+/// fn pass_off<'a>(
+///     h: HierarchicalAllocator<'a, W<for<'x> fn(&'x u8)>>,
+/// ) -> HierarchicalAllocator<'a, W<fn(&'static u8)>> {
+///     h
+/// }
+/// ```
 pub struct HierarchicalAllocator<'a, P: Plan = Untyped> {
     /// Invariant: `spans.len() >= P::REGIONS`, and for every memory id
     /// `i < min(P::REGIONS, P::REGION_INFO.len())`, `spans[i]` is at least
     /// `P::REGION_INFO[i].size` bytes long and its base is aligned to
     /// `P::REGION_INFO[i].align`.
     spans: &'a [Span<'a>],
-    _plan: PhantomData<fn() -> P>,
+    /// Invariant in `P` (`fn(P) -> P`): an allocator for one plan type is never one for
+    /// another, even a subtype (`for<'x> fn(&'x u8)` and `fn(&'static u8)` in a plan type).
+    _plan: PhantomData<fn(P) -> P>,
 }
 
 static_assertions::assert_impl_all!(HierarchicalAllocator<'static>: Send, Sync);

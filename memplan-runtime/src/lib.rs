@@ -133,6 +133,7 @@ mod error;
 mod hierarchical;
 mod manager;
 mod plan;
+pub mod steps;
 mod take_once;
 
 /// What generated code calls: not an API. Named after this crate's version, which the
@@ -148,6 +149,7 @@ pub use error::{Error, PlanMismatch};
 pub use hierarchical::{HierarchicalAllocator, Span};
 pub use manager::{MemoryManager, Parts};
 pub use plan::{BufferInfo, MemoryId, Plan, PlannedBuffer, RegionInfo, RegionKind, Untyped};
+pub use steps::{InPlace, Live, LiveBuffers, Schedule, StepOf, View};
 pub use take_once::TakeOnce;
 
 #[cfg(feature = "macros")]

@@ -4,6 +4,7 @@
 use core::fmt;
 
 use crate::plan::{Plan, Untyped};
+use crate::steps::{LiveBuffers, Schedule, StepOf, View};
 use crate::{HierarchicalAllocator, MemoryAllocator};
 
 /// The memory of one program, as ExecuTorch's original `MemoryManager`: four allocators,
@@ -48,6 +49,9 @@ pub struct MemoryManager<'a, P: Plan = Untyped> {
     planned: HierarchicalAllocator<'a, P>,
     runtime: MemoryAllocator<'a>,
     temp: MemoryAllocator<'a>,
+    /// The step last opened (`debug-canary`: poisons and canaries follow it).
+    #[cfg(feature = "debug-canary")]
+    step: Option<u32>,
 }
 
 static_assertions::assert_impl_all!(MemoryManager<'static>: Send);
@@ -82,6 +86,8 @@ impl<'a, P: Plan> MemoryManager<'a, P> {
             planned,
             runtime,
             temp,
+            #[cfg(feature = "debug-canary")]
+            step: None,
         }
     }
 
@@ -183,6 +189,138 @@ impl<'a, P: Plan> MemoryManager<'a, P> {
         MemoryAllocator<'a>,
     ) {
         (self.constant, self.planned, self.runtime, self.temp)
+    }
+}
+
+impl<'a, P: Schedule> MemoryManager<'a, P> {
+    /// The buffers live at step `T`, as references (the view `memory_plan!` generates for
+    /// that step: one field per live buffer), and the kernel-temporary pool.
+    ///
+    /// The view borrows the manager, so it ends before another step is opened; a buffer not
+    /// live at `T` has no field in it. See [`crate::steps`].
+    ///
+    /// ```ignore
+    /// let (s, temp) = manager.step::<1>();
+    /// temp.scoped(|temp| dense(s.input, temp.allocate_value([0i32; 32])?, s.fc1));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// With `debug-canary`: if a buffer that ends before `T` wrote past its end (see
+    /// [`begin_step`](Self::begin_step)).
+    #[inline(always)]
+    pub fn step<const T: u32>(&mut self) -> (<P as StepOf<T>>::View<'_>, &mut MemoryAllocator<'a>)
+    where
+        P: StepOf<T>,
+    {
+        self.begin_step(T);
+        let spans = self.planned.spans();
+        // SAFETY: the spans belong to this allocator, typed for `P` (checked when it was
+        // built), and `&mut self` lends their bytes to the view, exclusively, for its
+        // lifetime: no other view, live set or reference from this manager can exist
+        // meanwhile (raw pointers from `planned()` are their user's `unsafe` business).
+        let view = unsafe { <<P as StepOf<T>>::View<'_> as View<'_>>::open(spans) };
+        (view, &mut self.temp)
+    }
+
+    /// The buffers live at `step`, each once, as byte slices: the generic path, for code
+    /// that walks any plan. An in-place pair at its handover step comes as one entry (see
+    /// [`Live::handover_from`](crate::Live::handover_from)).
+    ///
+    /// # Panics
+    ///
+    /// As [`step`](Self::step).
+    pub fn live_at(&mut self, step: u32) -> LiveBuffers<'_, P> {
+        self.begin_step(step);
+        // SAFETY: as in `step`: typed spans, lent exclusively while the iterator lives.
+        unsafe { LiveBuffers::new(self.planned.spans(), step) }
+    }
+
+    /// Tells the manager that `step` begins. [`step`](Self::step) and
+    /// [`live_at`](Self::live_at) call it; code that reaches buffers through raw pointers
+    /// calls it itself. Without `debug-canary` it does nothing.
+    ///
+    /// With `debug-canary`: the bytes of every buffer that starts at `step` (live now, not at
+    /// the step before) are poisoned (`0xA5`) and a canary is written in the
+    /// [`CANARY_BYTES`](crate::steps::CANARY_BYTES) after it; the canary of every buffer that
+    /// ended is checked. In-place pairs at their handover keep their bytes.
+    ///
+    /// # Panics
+    ///
+    /// With `debug-canary`, naming the buffer and the step, when a buffer's canary changed
+    /// (something wrote past its end).
+    #[inline(always)]
+    pub fn begin_step(&mut self, step: u32) {
+        #[cfg(feature = "debug-canary")]
+        self.canary_step(step);
+        let _ = step;
+    }
+
+    #[cfg(feature = "debug-canary")]
+    fn canary_step(&mut self, step: u32) {
+        let prev = self.step.replace(step);
+        for b in P::BUFFERS {
+            let now = b.is_live_at(step);
+            let before = prev.is_some_and(|p| b.is_live_at(p));
+            if now == before {
+                continue;
+            }
+            let handover = b.handed_over_to.is_some()
+                || b.in_place_of
+                    .and_then(|s| P::BUFFERS.get(s))
+                    .is_some_and(|s| s.last == b.first);
+            let Ok(base) =
+                self.planned
+                    .get_offset_address(b.memory_id, b.offset, b.size + P::CANARY)
+            else {
+                continue;
+            };
+            // SAFETY: in bounds (checked just now); `&mut self` holds no view or live set,
+            // so nothing else refers to these bytes.
+            let bytes =
+                unsafe { core::slice::from_raw_parts_mut(base.as_ptr(), b.size + P::CANARY) };
+            let (data, canary) = bytes.split_at_mut(b.size);
+            if now && !handover {
+                data.fill(0xA5);
+                canary.fill(0xC5);
+            } else if !now && !handover && canary.iter().any(|&c| c != 0xC5) {
+                panic!(
+                    "memplan: buffer `{}` (live {}..={}) wrote past its end: its canary changed by step {}",
+                    b.name, b.first, b.last, step
+                );
+            }
+        }
+    }
+
+    /// The planned buffer `B`, as [`HierarchicalAllocator::buffer`], checked against the
+    /// step last begun ([`begin_step`](Self::begin_step), [`step`](Self::step),
+    /// [`live_at`](Self::live_at)).
+    ///
+    /// # Panics
+    ///
+    /// When no step has begun, or `B` is not live at it, naming the buffer and the step.
+    #[cfg(feature = "debug-canary")]
+    pub fn checked_buffer<B>(&self) -> core::ptr::NonNull<B::Elem>
+    where
+        B: crate::PlannedBuffer,
+        B::Region: crate::MemoryId<Plan = P>,
+    {
+        match self.step {
+            Some(t) if B::FIRST <= t && t <= B::LAST => self.planned.buffer::<B>(),
+            Some(t) => panic!(
+                "memplan: buffer `{}` (live {}..={}) used at step {}",
+                B::NAME,
+                B::FIRST,
+                B::LAST,
+                t
+            ),
+            None => panic!(
+                "memplan: buffer `{}` (live {}..={}) used before any step began",
+                B::NAME,
+                B::FIRST,
+                B::LAST
+            ),
+        }
     }
 }
 

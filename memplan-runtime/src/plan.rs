@@ -148,10 +148,15 @@ pub struct BufferInfo {
     pub first: u32,
     /// Last live step (inclusive).
     pub last: u32,
+    /// The buffer (index in the table) this one is in place of, if any.
+    pub in_place_of: Option<usize>,
+    /// The buffer (index in the table) in place of this one that starts at this one's last
+    /// step (they share bytes at that step, the handover), if any.
+    pub handed_over_to: Option<usize>,
 }
 
 impl BufferInfo {
-    /// A row of the buffer table.
+    /// A row of the buffer table, with no in-place link.
     pub const fn new(
         name: &'static str,
         memory_id: u32,
@@ -167,7 +172,21 @@ impl BufferInfo {
             size,
             first,
             last,
+            in_place_of: None,
+            handed_over_to: None,
         }
+    }
+
+    /// The same row, in place of buffer `source` (its index in the table).
+    pub const fn in_place(mut self, source: usize) -> Self {
+        self.in_place_of = Some(source);
+        self
+    }
+
+    /// The same row, handing its bytes over to buffer `successor` at its last step.
+    pub const fn handed_over(mut self, successor: usize) -> Self {
+        self.handed_over_to = Some(successor);
+        self
     }
 
     /// End of the buffer in bytes (`offset + size`), `None` on overflow.

@@ -3,6 +3,7 @@
 pub use crate::arena::{Align, Alignment, Arena, ArenaStorage, MAX_ALIGN, archetypes};
 pub use crate::hierarchical::Span as ArenaSpan;
 pub use crate::plan::{BufferInfo, MemoryId, Plan, PlannedBuffer, RegionInfo, RegionKind};
+pub use crate::steps::{CANARY_BYTES, field, field_uninit, in_place};
 pub use crate::take_once::TakeOnce;
 pub use crate::{Error, HierarchicalAllocator, MemoryAllocator, MemoryManager};
 

@@ -8,13 +8,12 @@
 //! kernels' int32 accumulators come from the kernel-temporary pool, also in SRAM3.
 
 #![no_std]
+#![forbid(unsafe_code)]
 
 pub mod kernels;
 pub mod model;
 
-use memplan_runtime::{
-    HierarchicalAllocator, MemoryAllocator, MemoryManager, PlannedBuffer, memory_plan,
-};
+use memplan_runtime::{MemoryAllocator, MemoryManager, memory_plan};
 
 use kernels::Requant;
 
@@ -40,26 +39,6 @@ memory_plan! {
 /// The planned manager's type.
 pub type Manager = MemoryManager<'static, digits::Plan>;
 
-/// Buffer `B` of the plan as a slice of its elements.
-///
-/// # Safety
-///
-/// `B` must be live at the step that is running, and no other reference to its bytes may
-/// exist while the slice is used: the plan guarantees that buffers live at a common step
-/// share no byte (but a buffer in place of another shares its bytes at the handover step).
-unsafe fn buffer<B>(
-    planned: &HierarchicalAllocator<'static, digits::Plan>,
-) -> &'static mut [B::Elem]
-where
-    B: PlannedBuffer,
-    B::Region: memplan_runtime::MemoryId<Plan = digits::Plan>,
-{
-    let ptr = planned.buffer_slice::<B>();
-    // SAFETY: in bounds and aligned for `B::Elem` (checked at compile time), zeroed once by
-    // `take()` and written only with plain data since; exclusive by the caller's contract.
-    unsafe { &mut *ptr.as_ptr() }
-}
-
 /// One dense layer with its accumulators from the kernel-temporary pool.
 fn dense<const OUT: usize>(
     temp: &mut MemoryAllocator<'static>,
@@ -76,52 +55,46 @@ fn dense<const OUT: usize>(
 }
 
 /// Classifies one 8x8 image (pixels `0..=16`); returns the predicted digit.
+///
+/// Each step opens the view of the buffers live at that step (`manager.step::<T>()`): a
+/// buffer used outside its declared lifetime is not a field of the step's view, so such a
+/// mistake does not compile.
 pub fn classify(manager: &mut Manager, image: &[u8; model::IN]) -> u8 {
-    use digits::{Fc1, Fc2, Input, Logits, Pixels, Relu1, Relu2};
     use model::*;
-    let parts = manager.parts();
-    let (planned, temp) = (&*parts.planned, parts.temp);
-    // Step 0. SAFETY (every `buffer` call below): each buffer is live at the step whose
-    // code uses it, and is borrowed only there.
-    let pixels = unsafe { buffer::<Pixels>(planned) };
-    pixels.copy_from_slice(image);
-    let input = unsafe { buffer::<Input>(planned) };
-    kernels::quantize_input(pixels, input);
-    // Step 1.
-    let fc1 = unsafe { buffer::<Fc1>(planned) };
+    let (s, _) = manager.step::<0>();
+    s.pixels.copy_from_slice(image);
+    kernels::quantize_input(s.pixels, s.input);
+    let (s, temp) = manager.step::<1>();
     let l1 = Requant {
         input_zero_point: INPUT_ZERO_POINT,
         output_zero_point: L1_OUTPUT_ZERO_POINT,
         multipliers: &L1_MULTIPLIERS,
         shifts: &L1_SHIFTS,
     };
-    dense::<H1>(temp, input, (&L1_WEIGHTS, &L1_BIAS, &l1), fc1);
-    // Step 2: ReLU in place (`relu1` takes over `fc1`'s bytes).
-    let relu1 = unsafe { buffer::<Relu1>(planned) };
-    kernels::relu_in_place(relu1, L1_OUTPUT_ZERO_POINT);
-    // Step 3.
-    let fc2 = unsafe { buffer::<Fc2>(planned) };
+    dense::<H1>(temp, s.input, (&L1_WEIGHTS, &L1_BIAS, &l1), s.fc1);
+    // ReLU in place: `relu1` takes over `fc1`'s bytes at step 2, one field for the pair.
+    let (mut s, _) = manager.step::<2>();
+    kernels::relu_in_place(s.relu1.output(), L1_OUTPUT_ZERO_POINT);
+    let (s, temp) = manager.step::<3>();
     let l2 = Requant {
         input_zero_point: L1_OUTPUT_ZERO_POINT,
         output_zero_point: L2_OUTPUT_ZERO_POINT,
         multipliers: &L2_MULTIPLIERS,
         shifts: &L2_SHIFTS,
     };
-    dense::<H2>(temp, relu1, (&L2_WEIGHTS, &L2_BIAS, &l2), fc2);
-    // Step 4.
-    let relu2 = unsafe { buffer::<Relu2>(planned) };
-    kernels::relu_in_place(relu2, L2_OUTPUT_ZERO_POINT);
-    // Step 5.
-    let logits = unsafe { buffer::<Logits>(planned) };
+    dense::<H2>(temp, s.relu1, (&L2_WEIGHTS, &L2_BIAS, &l2), s.fc2);
+    let (mut s, _) = manager.step::<4>();
+    kernels::relu_in_place(s.relu2.output(), L2_OUTPUT_ZERO_POINT);
+    let (s, temp) = manager.step::<5>();
     let l3 = Requant {
         input_zero_point: L2_OUTPUT_ZERO_POINT,
         output_zero_point: L3_OUTPUT_ZERO_POINT,
         multipliers: &L3_MULTIPLIERS,
         shifts: &L3_SHIFTS,
     };
-    dense::<OUT>(temp, relu2, (&L3_WEIGHTS, &L3_BIAS, &l3), logits);
-    // Step 6.
-    kernels::argmax(logits)
+    dense::<OUT>(temp, s.relu2, (&L3_WEIGHTS, &L3_BIAS, &l3), s.logits);
+    let (s, _) = manager.step::<6>();
+    kernels::argmax(s.logits)
 }
 
 /// Classifies every test image; returns (correct, total, whether every prediction matches

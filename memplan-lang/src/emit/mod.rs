@@ -18,6 +18,7 @@ mod resolve;
 mod storage;
 mod tables;
 mod types;
+mod views;
 
 use memplan_planner::Plan;
 use proc_macro2::{Ident, Span, TokenStream};
@@ -53,6 +54,7 @@ pub fn emit(model: &Model, plan: Option<&Plan>) -> TokenStream {
     let region_rows = tables::region_rows(model, &resolved, &p);
     let buffer_rows = tables::buffer_rows(model, &resolved, &p);
     let storage = storage::storage(model, &resolved, &p);
+    let views = views::views(model, &resolved, &p);
     let report = &resolved.report;
     let files = model.files.iter().map(|f| {
         let s = f.display().to_string();
@@ -95,6 +97,7 @@ pub fn emit(model: &Model, plan: Option<&Plan>) -> TokenStream {
 
             #(#files)*
             #storage
+            #views
         }
     }
 }

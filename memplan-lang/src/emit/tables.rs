@@ -28,6 +28,16 @@ pub(super) fn region_rows(model: &Model, resolved: &Resolved, p: &TokenStream) -
 /// `BufferInfo::new(name, id, offset, size, first, last)` per buffer of the table.
 pub(super) fn buffer_rows(model: &Model, resolved: &Resolved, p: &TokenStream) -> Vec<TokenStream> {
     let k = &model.krate;
+    // The buffer in place of each one that starts at its last step (at most one: two would
+    // be siblings live at a common step).
+    let mut successor: Vec<Option<usize>> = vec![None; model.buffers.len()];
+    for (c, r) in model.buffers.iter().enumerate() {
+        if let Some(s) = r.buffer.in_place_of
+            && model.buffers[s].buffer.lifetime.last == r.buffer.lifetime.first
+        {
+            successor[s] = Some(c);
+        }
+    }
     resolved
         .table
         .iter()
@@ -36,7 +46,9 @@ pub(super) fn buffer_rows(model: &Model, resolved: &Resolved, p: &TokenStream) -
             let out = &resolved.buffers[i];
             let (n, id, off, size) = (&b.name, out.region as u32, out.offset, out.size);
             let (first, last) = (b.lifetime.first, b.lifetime.last);
-            quote!(#k::BufferInfo::new(#n, #id, #p::to_usize(#off), #p::to_usize(#size), #first, #last))
+            let source = b.in_place_of.map(|s| quote!(.in_place(#s)));
+            let successor = successor[i].map(|c| quote!(.handed_over(#c)));
+            quote!(#k::BufferInfo::new(#n, #id, #p::to_usize(#off), #p::to_usize(#size), #first, #last) #source #successor)
         })
         .collect()
 }

@@ -98,7 +98,7 @@ pub(super) fn buffers(model: &Model, resolved: &Resolved, p: &TokenStream) -> To
             let (first, last) = (b.lifetime.first, b.lifetime.last);
             let elem = match &record.elem {
                 ElemInfo::Bytes => quote!(u8),
-                ElemInfo::Prim(t) => quote!(#t),
+                ElemInfo::Prim { ty, .. } => quote!(#ty),
                 ElemInfo::User { ty, .. } => quote!(#ty),
             };
             let doc = &out.doc;

@@ -137,7 +137,10 @@ fn size_and_element(
                 };
                 align = Some((*size).max(region_align));
             }
-            ElemInfo::Prim(ty.clone())
+            ElemInfo::Prim {
+                ty: ty.clone(),
+                size: *size,
+            }
         }
         Elem::User { ty, count, .. } => match b.align {
             Some((a, _)) => ElemInfo::User {

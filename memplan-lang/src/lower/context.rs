@@ -21,6 +21,8 @@ pub struct Env {
     /// of arenas placed with `memory M`, so that two packages' plans never share one.
     /// `None` stands for `crate`.
     pub package: Option<String>,
+    /// Plan a guard after every buffer, for the runtime's `debug-canary`.
+    pub canary: bool,
 }
 
 /// Names the generated module uses itself.

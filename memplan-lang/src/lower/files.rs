@@ -3,9 +3,10 @@
 
 use std::path::PathBuf;
 
-use memplan_planner::Buffer;
 use memplan_planner::files::parse_executorch;
-use syn::LitStr;
+use memplan_planner::{Buffer, DEFAULT_REGION_ALIGN, Placement};
+use proc_macro2::Span;
+use syn::{Ident, LitStr};
 
 use super::context::Lowering;
 use super::model::{BufferRecord, BufferSpans, Declared, ElemInfo};
@@ -61,6 +62,20 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl) {
             .insert(row.name.clone(), cx.model.buffers.len());
         let tname = names::type_name(&row.name, 'B');
         let emit = cx.claim(&tname, span, what);
+        let elem = element(&row.dtype, row.size, span);
+        // As for a declared `[T; N]`: the element's size, never less than the region's.
+        let align = elem.size().filter(|&s| s > 1).map(|s| {
+            let regions = &cx.model.regions;
+            let region = match placement {
+                Placement::In(r) => regions[r].region.align,
+                Placement::Anywhere => regions
+                    .iter()
+                    .map(|r| r.region.align)
+                    .max()
+                    .unwrap_or(DEFAULT_REGION_ALIGN),
+            };
+            s.max(region)
+        });
         cx.model.buffers.push(BufferRecord {
             attrs: Vec::new(),
             type_ident: names::ident(&tname, span),
@@ -72,11 +87,11 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl) {
             },
             origin: Some(format!("{shown}:{line}")),
             live_text: format!("{}..={}", row.first, row.last),
-            elem: ElemInfo::Bytes,
+            elem,
             buffer: Buffer {
                 name: row.name.clone(),
                 size: row.size,
-                align: None,
+                align,
                 lifetime: row.lifetime(),
                 placement,
                 pin: None,
@@ -89,6 +104,33 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl) {
             excluded: false,
             emit,
         });
+    }
+}
+
+/// A row's element type from its `dtype` column: the plain-data primitive that torch's
+/// dtype names (`float32` -> `f32`, `int8` -> `i8`, `int64` -> `i64`, ...), when the
+/// row's bytes are a whole number of them; bytes otherwise (`bool`, `float16`, unknown
+/// names, sizes that do not divide).
+fn element(dtype: &str, size: u64, span: Span) -> ElemInfo {
+    let (ty, bytes) = match dtype {
+        "float32" => ("f32", 4),
+        "float64" => ("f64", 8),
+        "int8" => ("i8", 1),
+        "uint8" => ("u8", 1),
+        "int16" => ("i16", 2),
+        "uint16" => ("u16", 2),
+        "int32" => ("i32", 4),
+        "uint32" => ("u32", 4),
+        "int64" => ("i64", 8),
+        "uint64" => ("u64", 8),
+        _ => return ElemInfo::Bytes,
+    };
+    if !size.is_multiple_of(bytes) {
+        return ElemInfo::Bytes;
+    }
+    ElemInfo::Prim {
+        ty: Ident::new(ty, span),
+        size: bytes,
     }
 }
 

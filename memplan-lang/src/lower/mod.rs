@@ -55,6 +55,7 @@ pub fn lower(input: Input, env: &Env, diags: &mut Diagnostics) -> Model {
             name,
             krate: quote!(::memplan_runtime),
             package: env.package.clone().unwrap_or_else(|| "crate".to_string()),
+            canary: env.canary,
             strategy: Strategy::default(),
             regions: Vec::new(),
             pools: Pools::default(),

@@ -23,6 +23,9 @@ pub struct Model {
     pub krate: TokenStream,
     /// The package the invocation is in, for link-section names ([`crate::linker`]).
     pub package: String,
+    /// Plan [`CANARY`](Model::CANARY) guard bytes after every buffer (the runtime's
+    /// `debug-canary`).
+    pub canary: bool,
     /// How regions are packed.
     pub strategy: Strategy,
     /// The regions, in declaration order: memory id `i` is `regions[i]`.
@@ -174,8 +177,13 @@ pub struct BufferRecord {
 pub enum ElemInfo {
     /// Bytes.
     Bytes,
-    /// A primitive number type.
-    Prim(Ident),
+    /// A primitive number type of `size` bytes.
+    Prim {
+        /// The type's name.
+        ty: Ident,
+        /// Its size in bytes.
+        size: u64,
+    },
     /// A user type with its count and declared bytes and alignment.
     User {
         /// The type.
@@ -187,6 +195,18 @@ pub enum ElemInfo {
         /// The declared alignment (`align A`).
         align: u64,
     },
+}
+
+impl ElemInfo {
+    /// The element's size in bytes, where the macro knows it (`None` for a user type,
+    /// whose size the target decides).
+    pub fn size(&self) -> Option<u64> {
+        match self {
+            ElemInfo::Bytes => Some(1),
+            ElemInfo::Prim { size, .. } => Some(*size),
+            ElemInfo::User { .. } => None,
+        }
+    }
 }
 
 impl Pools {
@@ -201,6 +221,10 @@ impl Pools {
 }
 
 impl Model {
+    /// The guard bytes planned after every buffer when [`Model::canary`] is set: the
+    /// runtime's `CANARY_BYTES`.
+    pub const CANARY: u64 = 16;
+
     /// The planning problem of the buffers without errors, and, for each of its buffers,
     /// its record's index in [`Model::buffers`]. (Without errors, that is every buffer in
     /// order.)
@@ -219,6 +243,9 @@ impl Model {
                 .map(|&i| {
                     let mut b = self.buffers[i].buffer.clone();
                     b.in_place_of = b.in_place_of.map(|s| new_index[s]);
+                    if self.canary {
+                        b.size = b.size.saturating_add(Self::CANARY);
+                    }
                     b
                 })
                 .collect(),

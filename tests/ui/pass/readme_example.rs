@@ -31,18 +31,27 @@ fn main() {
     let manager = kws::take().expect("the first take gets the manager");
     assert!(kws::take().is_none()); // and there is only one
 
-    // Typed access: base + constant, checked at compile time.
-    let logits = manager.planned().buffer::<kws::Logits>(); // NonNull<f32>
-    // The data-driven path, bounds-checked at run time; the memory id comes from the
-    // buffer's own region, so it follows the buffer if it moves.
+    // Step by step, the buffers live at each step as references, checked by the compiler:
+    // `s.input` does not exist at step 2 (it is dead there), and this view ends before the
+    // next one is opened.
+    let (s, temp) = manager.step::<2>();
+    s.conv1[0] = 7; // conv1: &mut [u8; 8000]
+    // Kernel scratch from the temp pool, reset when the closure returns.
+    let sum = temp.scoped(|temp| {
+        let acc = temp.allocate_value([0i32; 64]).expect("fits the 1 KiB pool");
+        acc[0] = i32::from(s.conv1[0]);
+        acc.iter().sum::<i32>()
+    });
+    s.conv2[0] = sum as i8; // conv2: &mut [i8; 8000]
+    let (s, _) = manager.step::<3>();
+    s.logits[0] = f32::from(s.conv2[0]); // logits: &mut [f32; 12]
+
+    // The data-driven path, bounds-checked at run time, as ExecuTorch's: the memory id
+    // comes from the buffer's own region, so it follows the buffer if it moves.
     type Conv1Region = <kws::Conv1 as PlannedBuffer>::Region;
     let conv1 = manager
         .planned()
         .get_offset_address(<Conv1Region as MemoryId>::ID, <kws::Conv1 as PlannedBuffer>::OFFSET, 8000)
         .expect("inside the region");
-    // Kernel scratch, reset when the closure returns.
-    manager
-        .with_temp(|temp| temp.allocate_list::<i32>(64).map(|scratch| scratch.len()))
-        .expect("fits the 1 KiB pool");
-    let _ = (logits, conv1);
+    let _ = conv1;
 }

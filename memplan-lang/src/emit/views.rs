@@ -1,0 +1,310 @@
+//! The per-step views: for each distinct set of buffers live at a step, a struct with one
+//! field per live buffer (`&'v mut [T; N]`, or an `InPlace` for an in-place pair at its
+//! handover step), and an impl of the runtime's `StepOf<T>` for every step `T`, so that
+//! `manager.step::<T>()` opens it. Also the plan's `Schedule` (its buffer table), which
+//! the runtime's generic `live_at` and `debug-canary` read.
+//!
+//! Views are emitted when the plan has at most [`MAX_STEPS`] steps and its distinct views
+//! hold at most [`MAX_FIELDS`] fields in all, so that the expansion stays proportional to
+//! the plan; past that, the generic path (`live_at`) still reaches every buffer.
+
+use std::collections::HashMap;
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+
+use super::resolve::Resolved;
+use crate::lower::{ElemInfo, Model};
+use crate::names;
+
+/// The most steps (0 to the last step of any buffer) for which views are emitted.
+pub const MAX_STEPS: u64 = 4096;
+
+/// The most fields, over all distinct views, for which views are emitted.
+pub const MAX_FIELDS: usize = 65_536;
+
+/// One field of a view: a buffer, or an in-place pair at its handover step.
+#[derive(Clone, Copy)]
+enum Field {
+    One(usize),
+    /// Source, then the buffer in place of it (named after the latter).
+    Pair(usize, usize),
+}
+
+/// The `Schedule` impl, the view structs and the `StepOf` impls.
+pub(super) fn views(model: &Model, resolved: &Resolved, p: &TokenStream) -> TokenStream {
+    let k = &model.krate;
+    let canary = if model.canary {
+        quote!(#p::CANARY_BYTES)
+    } else {
+        quote!(0)
+    };
+    let schedule = quote! {
+        // SAFETY: memplan's validator accepted this plan (every buffer inside its region;
+        // buffers live at a common step share no byte but an in-place pair at its
+        // handover), and `BUFFERS` is its table, with the in-place links. After errors the
+        // crate does not build, so nothing here ever runs.
+        unsafe impl #k::Schedule for Plan {
+            const BUFFERS: &'static [#k::BufferInfo] = BUFFERS;
+            const CANARY: usize = #canary;
+        }
+    };
+    let Some(steps) = live_sets(model) else {
+        return schedule;
+    };
+    let mut view_of: HashMap<&[usize], usize> = HashMap::new();
+    let mut sets: Vec<&[usize]> = Vec::new();
+    let mut step_view = Vec::with_capacity(steps.len());
+    // Each view is named after the first step it serves: `AtStep3`.
+    let mut names: Vec<Ident> = Vec::new();
+    for (t, set) in steps.iter().enumerate() {
+        let v = *view_of.entry(set.as_slice()).or_insert_with(|| {
+            sets.push(set);
+            names.push(format_ident!("AtStep{}", t));
+            sets.len() - 1
+        });
+        step_view.push(v);
+    }
+    let view_items = sets
+        .iter()
+        .enumerate()
+        .map(|(v, set)| view(model, resolved, p, (v, &names[v]), set, &step_view));
+    let step_items = step_view.iter().enumerate().map(|(t, &v)| {
+        let t = t as u32;
+        let ty = &names[v];
+        quote!(impl #k::StepOf<#t> for Plan { type View<'v> = #ty<'v>; })
+    });
+    quote! {
+        #schedule
+        #(#view_items)*
+        #(#step_items)*
+    }
+}
+
+/// The buffers live at each step `0..=last`, in declaration order; `None` past the limits.
+fn live_sets(model: &Model) -> Option<Vec<Vec<usize>>> {
+    let last = model
+        .buffers
+        .iter()
+        .map(|r| u64::from(r.buffer.lifetime.last))
+        .max()?;
+    if last >= MAX_STEPS {
+        return None;
+    }
+    let mut steps: Vec<Vec<usize>> = vec![Vec::new(); last as usize + 1];
+    for (i, r) in model.buffers.iter().enumerate() {
+        let l = r.buffer.lifetime;
+        for t in l.first..=l.last {
+            steps[t as usize].push(i);
+        }
+    }
+    let mut distinct: Vec<&Vec<usize>> = steps.iter().collect();
+    distinct.sort();
+    distinct.dedup();
+    let fields: usize = distinct.iter().map(|s| s.len()).sum();
+    (fields <= MAX_FIELDS).then_some(steps)
+}
+
+/// The fields of a view of `set`: in-place pairs live together merged into one.
+fn fields(model: &Model, set: &[usize]) -> Vec<Field> {
+    let live = |i: usize| set.binary_search(&i).is_ok();
+    // A buffer whose in-place successor is live here is part of that one's pair.
+    let mut taken_over = vec![false; set.len()];
+    let mut out = Vec::new();
+    for &i in set {
+        if let Some(s) = model.buffers[i].buffer.in_place_of
+            && let Ok(y) = set.binary_search(&s)
+        {
+            taken_over[y] = true;
+        }
+    }
+    for (x, &i) in set.iter().enumerate() {
+        if taken_over[x] {
+            continue;
+        }
+        // The pair's source: the first of its chain live here.
+        let mut source = None;
+        let mut cur = i;
+        while let Some(s) = model.buffers[cur].buffer.in_place_of {
+            if !live(s) || s == i {
+                break;
+            }
+            source = Some(s);
+            cur = s;
+        }
+        out.push(match source {
+            Some(s) => Field::Pair(s, i),
+            None => Field::One(i),
+        });
+    }
+    out
+}
+
+/// `([T; N])` of buffer `i`, as its view borrows it.
+fn array(model: &Model, i: usize) -> (TokenStream, usize) {
+    let r = &model.buffers[i];
+    let bytes = r.buffer.size;
+    let (elem, n) = match &r.elem {
+        ElemInfo::Bytes => (quote!(u8), bytes),
+        ElemInfo::Prim { ty, size } => (quote!(#ty), bytes / (*size).max(1)),
+        ElemInfo::User { ty, count, .. } => (quote!(#ty), *count),
+    };
+    (elem, n as usize)
+}
+
+fn view(
+    model: &Model,
+    resolved: &Resolved,
+    p: &TokenStream,
+    (v, ty): (usize, &Ident),
+    set: &[usize],
+    step_view: &[usize],
+) -> TokenStream {
+    let k = &model.krate;
+    let doc = format!(
+        "The buffers live at step {} of plan `{}`: `manager.step::<T>()` opens this view.",
+        steps_of(step_view, v),
+        model.name
+    );
+    let mut decls = Vec::new();
+    let mut inits = Vec::new();
+    // A buffer whose type name another took (an error, so the fallback) has no field.
+    let set: Vec<usize> = set
+        .iter()
+        .copied()
+        .filter(|&i| model.buffers[i].emit)
+        .collect();
+    for f in fields(model, &set) {
+        let (name, field_ty, init) = match f {
+            Field::One(i) => {
+                let r = &model.buffers[i];
+                let (elem, n) = array(model, i);
+                let b = &r.type_ident;
+                let uninit = model
+                    .regions
+                    .get(resolved.buffers[i].region)
+                    .is_some_and(|x| x.uninit);
+                let (field_ty, init) = if uninit {
+                    (
+                        quote!(&'v mut [::core::mem::MaybeUninit<#elem>; #n]),
+                        quote!(#p::field_uninit::<Plan, #b, #n>(spans)),
+                    )
+                } else {
+                    (
+                        quote!(&'v mut [#elem; #n]),
+                        quote!(#p::field::<Plan, #b, #n>(spans)),
+                    )
+                };
+                (field_ident(model, i), field_ty, init)
+            }
+            Field::Pair(s, i) => {
+                let (ei, ni) = array(model, s);
+                let (eo, no) = array(model, i);
+                let (bs, bi) = (&model.buffers[s].type_ident, &model.buffers[i].type_ident);
+                (
+                    field_ident(model, i),
+                    quote!(#k::InPlace<'v, [#ei; #ni], [#eo; #no]>),
+                    quote!(#p::in_place::<Plan, #bs, #bi, #ni, #no>(spans)),
+                )
+            }
+        };
+        let field_doc = match f {
+            Field::One(i) => format!(
+                "Buffer `{}`, live {}.",
+                model.buffers[i].buffer.name,
+                live_steps(model, i)
+            ),
+            Field::Pair(s, i) => format!(
+                "Buffer `{}` in place of `{}` (live {}), at its handover: `input()` is `{}`'s bytes, `output()` this buffer's.",
+                model.buffers[i].buffer.name,
+                model.buffers[s].buffer.name,
+                live_steps(model, i),
+                model.buffers[s].buffer.name
+            ),
+        };
+        decls.push(quote!(#[doc = #field_doc] pub #name: #field_ty));
+        inits.push((name, init));
+    }
+    let open = if resolved.planned {
+        let names = inits.iter().map(|(n, _)| n);
+        let values = inits.iter().map(|(_, v)| v);
+        quote! {
+            // SAFETY: the caller lends the plan's spans for `'v`; the fields are the buffers
+            // live at one step, which memplan's validator proved disjoint (an in-place pair
+            // is one field), each checked at compile time against the region table.
+            unsafe { #ty { #(#names: #values),* } }
+        }
+    } else {
+        // After errors the crate does not build: this is never called.
+        quote!(::core::unreachable!())
+    };
+    let lifetime_use = if decls.is_empty() {
+        quote!(_view: ::core::marker::PhantomData<&'v mut ()>,)
+    } else {
+        TokenStream::new()
+    };
+    let lifetime_init = if decls.is_empty() && resolved.planned {
+        quote!(_view: ::core::marker::PhantomData,)
+    } else {
+        TokenStream::new()
+    };
+    let open = if decls.is_empty() && resolved.planned {
+        quote!(#ty { #lifetime_init })
+    } else {
+        open
+    };
+    quote! {
+        #[doc = #doc]
+        #[allow(non_snake_case)]
+        pub struct #ty<'v> {
+            #(#decls,)*
+            #lifetime_use
+        }
+        // SAFETY: `open` builds the fields as the comment in it says.
+        unsafe impl<'v> #k::View<'v> for #ty<'v> {
+            unsafe fn open(spans: &[#p::ArenaSpan<'_>]) -> Self {
+                let _ = spans;
+                #open
+            }
+        }
+    }
+}
+
+/// The steps that view `v` serves, as ranges: `3..=5, 9`.
+fn steps_of(step_view: &[usize], v: usize) -> String {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for (t, &w) in step_view.iter().enumerate() {
+        if w != v {
+            continue;
+        }
+        match runs.last_mut() {
+            Some(run) if run.1 + 1 == t => run.1 = t,
+            _ => runs.push((t, t)),
+        }
+    }
+    let text: Vec<String> = runs
+        .iter()
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}..={b}")
+            }
+        })
+        .collect();
+    text.join(", ")
+}
+
+/// Buffer `i`'s lifetime, `first..=last`.
+fn live_steps(model: &Model, i: usize) -> String {
+    let l = model.buffers[i].buffer.lifetime;
+    format!("{}..={}", l.first, l.last)
+}
+
+/// The field of buffer `i`.
+fn field_ident(model: &Model, i: usize) -> Ident {
+    Ident::new(
+        &names::field_name(&model.buffers[i].buffer.name),
+        Span::call_site(),
+    )
+}

@@ -1,0 +1,333 @@
+//! Safe per-step access to planned buffers: the buffers live at a step, as references,
+//! borrowed from the manager so that two steps' views never coexist.
+//!
+//! `memory_plan!` knows at compile time which buffers are live at each step, and its plan
+//! proves that those share no byte. It generates, for each step `T`, a view type with one
+//! field per buffer live at `T` (`&mut [T; N]`), and implements [`StepOf<T>`] for the plan;
+//! [`MemoryManager::step`](crate::MemoryManager::step) opens it:
+//!
+//! ```ignore
+//! let (s, temp) = manager.step::<1>();      // the buffers live at step 1, and the temp pool
+//! dense(s.input, weights, temp, s.fc1);      // `s.pixels` does not exist: dead at step 1
+//! let (s, _) = manager.step::<2>();          // `s` of step 1 can no longer be used
+//! ```
+//!
+//! - A buffer not live at a step has no field in that step's view: code that uses a buffer
+//!   outside its declared lifetime does not compile.
+//! - The view borrows the manager mutably, so a second view (of any step), or a reference
+//!   kept from a view after the next one is opened, does not compile.
+//! - An in-place pair at its handover step (the step where `out` takes over `inp`'s bytes,
+//!   `inp`'s last and `out`'s first) shares bytes by design: that step's view has one
+//!   field for the pair, an [`InPlace`], named after `out`, whose [`input`](InPlace::input)
+//!   and [`output`](InPlace::output) borrow it exclusively, one at a time.
+//! - Opening a view is the regions' base addresses plus constant offsets: no run-time
+//!   check and no copy (`.ci/runtime-checks.sh` checks the instructions).
+//!
+//! Code that walks any plan (the main job walks six models of hundreds of steps) uses
+//! [`MemoryManager::live_at`](crate::MemoryManager::live_at), which yields the buffers live at a step as byte slices, for
+//! the same reason sound.
+//!
+//! With the feature `debug-canary`, opening a step poisons the bytes of the buffers that
+//! start there and checks a canary after each buffer when it ends (the macro then plans
+//! [`CANARY_BYTES`] of guard after every buffer), and
+//! `MemoryManager::checked_buffer` is a raw accessor that panics when a buffer is used
+//! outside its lifetime.
+
+use core::marker::PhantomData;
+use core::mem::MaybeUninit;
+use core::ptr::NonNull;
+
+use crate::hierarchical::Span;
+use crate::plan::{BufferInfo, Plan};
+
+/// Bytes of guard the macro plans after every buffer with the feature `debug-canary`
+/// (0 without it), where the canary is written.
+pub const CANARY_BYTES: usize = if cfg!(feature = "debug-canary") {
+    16
+} else {
+    0
+};
+
+/// The schedule of a plan: every buffer with its region, offset, size and lifetime, and
+/// its in-place links.
+///
+/// # Safety
+///
+/// Implemented by `memory_plan!` for plans its validator accepted. An implementation
+/// promises, for the plan's regions ([`Plan::REGION_INFO`]): every buffer of
+/// [`BUFFERS`](Schedule::BUFFERS) lies inside its region's planned bytes (plus
+/// [`CANARY`](Schedule::CANARY) bytes after it); two buffers live at a common step share
+/// no byte, unless one is in place of the other (directly or along a chain), and then
+/// only at the step where one's lifetime ends and the next one's starts; `in_place_of` and
+/// `handed_over_to` name those links; and its [`View`] types are sound for it.
+pub unsafe trait Schedule: Plan {
+    /// Every buffer, in declaration order.
+    const BUFFERS: &'static [BufferInfo];
+    /// Guard bytes planned after every buffer ([`CANARY_BYTES`] when the plan was made with
+    /// `debug-canary`).
+    const CANARY: usize = 0;
+}
+
+/// A view of the buffers live at one step: `memory_plan!` generates one struct per
+/// distinct set of live buffers.
+///
+/// # Safety
+///
+/// [`open`](View::open) must build references that are in bounds, aligned, initialised
+/// (plain data over zeroed or written bytes, or `MaybeUninit`) and pairwise disjoint.
+pub unsafe trait View<'v>: Sized {
+    /// Builds the view over the plan's region spans.
+    ///
+    /// # Safety
+    ///
+    /// `spans` are the spans of an allocator typed for the view's plan (checked against it
+    /// when built), and their bytes are lent to the view, exclusively, for `'v`.
+    unsafe fn open(spans: &[Span<'_>]) -> Self;
+}
+
+/// Step `T` of a plan: which [`View`] holds the buffers live at `T`. `memory_plan!`
+/// implements it for every step of a plan (see its documentation for the limits).
+pub trait StepOf<const T: u32>: Schedule {
+    /// The view of step `T`.
+    type View<'v>: View<'v>;
+}
+
+/// The two buffers of an in-place pair at its handover step, where they share bytes: one
+/// field of the step's view. `I` is the source's element array (`[T; N]`), `O` the
+/// in-place buffer's; [`input`](InPlace::input) and [`output`](InPlace::output) borrow the
+/// shared bytes exclusively, so the two are never held at once:
+///
+/// ```compile_fail,E0499
+/// # use memplan_runtime::InPlace;
+/// fn both(mut pair: InPlace<'_, [i8; 4], [i8; 4]>) {
+///     let inp = pair.input();
+///     let out = pair.output(); // error: `pair` is already borrowed by `inp`
+///     out[0] = inp[0];
+/// }
+/// ```
+pub struct InPlace<'v, I, O> {
+    base: NonNull<u8>,
+    _shared: PhantomData<(&'v mut I, &'v mut O)>,
+}
+
+impl<'v, I, O> InPlace<'v, I, O> {
+    /// The pair over the shared bytes at `base`.
+    ///
+    /// # Safety
+    ///
+    /// `base` must be valid for reads and writes of `size_of::<I>()` and of
+    /// `size_of::<O>()` bytes, aligned for both, initialised for both, and lent exclusively
+    /// for `'v`.
+    #[doc(hidden)]
+    pub const unsafe fn new(base: NonNull<u8>) -> Self {
+        InPlace {
+            base,
+            _shared: PhantomData,
+        }
+    }
+
+    /// The source's bytes, as the source's type (what the previous step wrote).
+    #[inline(always)]
+    pub fn input(&mut self) -> &mut I {
+        // SAFETY: `new`'s contract: valid, aligned and initialised for `I`, lent to us for
+        // `'v`; `&mut self` makes this the only reference for its lifetime.
+        unsafe { &mut *self.base.as_ptr().cast::<I>() }
+    }
+
+    /// The in-place buffer's bytes, as its type (the same bytes).
+    #[inline(always)]
+    pub fn output(&mut self) -> &mut O {
+        // SAFETY: as in `input`, for `O`.
+        unsafe { &mut *self.base.as_ptr().cast::<O>() }
+    }
+}
+
+impl<I, O> core::fmt::Debug for InPlace<'_, I, O> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("InPlace").field("base", &self.base).finish()
+    }
+}
+
+/// One buffer live at a step, from [`MemoryManager::live_at`](crate::MemoryManager::live_at)(crate::MemoryManager::live_at).
+#[derive(Debug)]
+pub struct Live<'v> {
+    /// The buffer.
+    pub info: &'static BufferInfo,
+    /// Its bytes.
+    pub bytes: &'v mut [u8],
+    /// At an in-place handover step: the buffer whose bytes this one takes over, live at
+    /// this step too. Its bytes begin where `bytes` begin (it is not yielded on its own).
+    pub handover_from: Option<&'static BufferInfo>,
+}
+
+/// The buffers live at one step, each once (an in-place pair at its handover step as one
+/// [`Live`]); from [`MemoryManager::live_at`](crate::MemoryManager::live_at)(crate::MemoryManager::live_at).
+pub struct LiveBuffers<'v, P: Schedule> {
+    step: u32,
+    next: usize,
+    spans: &'v [Span<'v>],
+    _plan: PhantomData<fn(P) -> P>,
+}
+
+impl<'v, P: Schedule> LiveBuffers<'v, P> {
+    /// # Safety
+    ///
+    /// `spans` are the spans of an allocator typed for `P`, lent exclusively for `'v`.
+    pub(crate) unsafe fn new(spans: &'v [Span<'v>], step: u32) -> Self {
+        LiveBuffers {
+            step,
+            next: 0,
+            spans,
+            _plan: PhantomData,
+        }
+    }
+}
+
+impl<'v, P: Schedule> Iterator for LiveBuffers<'v, P> {
+    type Item = Live<'v>;
+
+    fn next(&mut self) -> Option<Live<'v>> {
+        let t = self.step;
+        while let Some(info) = P::BUFFERS.get(self.next) {
+            self.next += 1;
+            if !info.is_live_at(t) {
+                continue;
+            }
+            // A source at the step it hands over: yielded with its successor.
+            if info.last == t && info.handed_over_to.is_some() {
+                continue;
+            }
+            let handover_from = info
+                .in_place_of
+                .and_then(|s| P::BUFFERS.get(s))
+                .filter(|s| s.last == t);
+            let span = self.spans.get(info.memory_id as usize)?;
+            if info.offset > span.len() || info.size > span.len() - info.offset {
+                // Not a plan the schedule's contract allows; never the macro's.
+                return None;
+            }
+            // SAFETY: `offset <= len` (checked just above): inside the span or one past it.
+            let start = unsafe { span.as_ptr().as_ptr().add(info.offset) };
+            // SAFETY: in bounds (just checked); the schedule's contract makes every buffer
+            // yielded for one step disjoint from the others (an in-place pair is yielded
+            // once), and `new`'s contract lends the bytes to this iterator for `'v`;
+            // planned bytes are initialised (zeroed by start-up code or `take()`, then
+            // written only with plain data).
+            let bytes = unsafe { core::slice::from_raw_parts_mut(start, info.size) };
+            return Some(Live {
+                info,
+                bytes,
+                handover_from,
+            });
+        }
+        None
+    }
+}
+
+/// Buffer `B`'s bytes as `&mut [B::Elem; N]`, for a generated view.
+///
+/// # Safety
+///
+/// As [`View::open`]: `spans` typed for `P`, lent for `'v`, and no other reference to
+/// `B`'s bytes for `'v`; and `B::Elem` is plain data (every bit pattern valid, no padding:
+/// the generated code asserts `PlainData` for every user element type).
+#[doc(hidden)]
+#[inline(always)]
+pub unsafe fn field<'v, P, B, const N: usize>(spans: &[Span<'_>]) -> &'v mut [B::Elem; N]
+where
+    P: Plan,
+    B: crate::PlannedBuffer,
+    B::Region: crate::MemoryId<Plan = P>,
+{
+    // SAFETY: `spans` are typed for `P` (the caller's contract).
+    let mut array = unsafe { array::<P, B, B::Elem, N>(spans) };
+    // SAFETY: `array` checked bounds and alignment at compile time; the bytes are
+    // initialised and every bit pattern is a valid `B::Elem`; lent to us for `'v`.
+    unsafe { array.as_mut() }
+}
+
+/// Buffer `B`'s bytes as `&mut [MaybeUninit<B::Elem>; N]`, for a view of a region that
+/// says `uninit`.
+///
+/// # Safety
+///
+/// As [`field`].
+#[doc(hidden)]
+#[inline(always)]
+pub unsafe fn field_uninit<'v, P, B, const N: usize>(
+    spans: &[Span<'_>],
+) -> &'v mut [MaybeUninit<B::Elem>; N]
+where
+    P: Plan,
+    B: crate::PlannedBuffer,
+    B::Region: crate::MemoryId<Plan = P>,
+{
+    // SAFETY: `spans` are typed for `P` (the caller's contract).
+    let mut array = unsafe { array::<P, B, MaybeUninit<B::Elem>, N>(spans) };
+    // SAFETY: in bounds and aligned (checked by `array`); `MaybeUninit` asks nothing of the
+    // bytes; lent to us for `'v`.
+    unsafe { array.as_mut() }
+}
+
+/// An in-place pair `BIn` -> `BOut` at its handover step, for a generated view.
+///
+/// # Safety
+///
+/// As [`field`], for both buffers (which share bytes, the pair's own business); both
+/// element types plain data.
+#[doc(hidden)]
+#[inline(always)]
+pub unsafe fn in_place<'v, P, BIn, BOut, const NI: usize, const NO: usize>(
+    spans: &[Span<'_>],
+) -> InPlace<'v, [BIn::Elem; NI], [BOut::Elem; NO]>
+where
+    P: Plan,
+    BIn: crate::PlannedBuffer,
+    BOut: crate::PlannedBuffer,
+    BIn::Region: crate::MemoryId<Plan = P>,
+    BOut::Region: crate::MemoryId<Plan = P>,
+{
+    const {
+        assert!(
+            <BIn::Region as crate::MemoryId>::ID == <BOut::Region as crate::MemoryId>::ID
+                && BIn::OFFSET == BOut::OFFSET,
+            "memplan: an in-place pair shares its source's region and offset"
+        );
+    }
+    // SAFETY: `array` checks each buffer's bounds and alignment; they start at the same
+    // address (checked above), and the caller lends the bytes for `'v`.
+    let _ = unsafe { array::<P, BOut, BOut::Elem, NO>(spans) };
+    // SAFETY: as above.
+    let base = unsafe { array::<P, BIn, BIn::Elem, NI>(spans) };
+    // SAFETY: valid, aligned and initialised for both arrays (each checked by `array`).
+    unsafe { InPlace::new(base.cast::<u8>()) }
+}
+
+/// `B`'s first `N` elements of type `E` (`B::Elem` or `MaybeUninit<B::Elem>`), checked at
+/// compile time against the plan's region table.
+///
+/// # Safety
+///
+/// `spans` are the spans of an allocator typed for `P`.
+#[inline(always)]
+unsafe fn array<P, B, E, const N: usize>(spans: &[Span<'_>]) -> NonNull<[E; N]>
+where
+    P: Plan,
+    B: crate::PlannedBuffer,
+    B::Region: crate::MemoryId<Plan = P>,
+{
+    const {
+        crate::plan::check_buffer::<P, B>();
+        assert!(
+            core::mem::size_of::<E>() == core::mem::size_of::<B::Elem>()
+                && N * core::mem::size_of::<E>() <= B::SIZE,
+            "memplan: a view's array is larger than its buffer"
+        );
+    }
+    let id = <B::Region as crate::MemoryId>::ID as usize;
+    // SAFETY: `id < P::REGIONS <= spans.len()` (compile-time check, and the allocator's
+    // invariant, which the caller's spans keep).
+    let span = unsafe { spans.get_unchecked(id) };
+    // SAFETY: `OFFSET + SIZE` lies inside the region's planned bytes, which the span holds.
+    unsafe { span.as_ptr().add(B::OFFSET).cast::<[E; N]>() }
+}

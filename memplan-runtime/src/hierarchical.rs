@@ -158,7 +158,7 @@ impl fmt::Debug for Span<'_> {
 /// table can never pass for another plan's, even when one plan type is a subtype of the
 /// other (a plan type with a higher-ranked function pointer in it):
 ///
-/// ```compile_fail
+/// ```compile_fail,E0308
 /// use memplan_runtime::{HierarchicalAllocator, Plan};
 ///
 /// struct W<T>(T);

@@ -262,6 +262,7 @@ fn view(
         }
         // SAFETY: `open` builds the fields as the comment in it says.
         unsafe impl<'v> #k::View<'v> for #ty<'v> {
+            #[inline]
             unsafe fn open(spans: &[#p::ArenaSpan<'_>]) -> Self {
                 let _ = spans;
                 #open

@@ -38,12 +38,18 @@ out=$(cd "$FW" && timeout 300 cargo run -q --release 2>&1) || { echo "$out"; fai
 echo "$out"
 grep -q "matches reference: yes" <<<"$out" || fail "the firmware's predictions do not match the reference"
 
-step "check: every arena section is NOBITS, and the loadable image is the flash contents"
+step "check: every arena section is NOBITS, the plan's description is not allocated, and the loadable image is the flash contents"
 sections=$(READELF -S --wide "$ELF")
-arenas=$(awk '$2 ~ /^\.memplan\./ || $3 ~ /^\.memplan\./' <<<"$sections")
-[ -n "$arenas" ] || fail "no .memplan.* section in the ELF"
+arenas=$(grep -E '\.memplan\.[^ ]*\.(region|pool)\.' <<<"$sections" || true)
+[ -n "$arenas" ] || fail "no memplan arena section in the ELF"
 if grep -v NOBITS <<<"$arenas"; then fail "an arena section is loadable (PROGBITS)"; fi
 echo "$arenas"
+info=$(grep -E ' \.memplan\.info ' <<<"$sections" || true)
+[ -n "$info" ] || fail "no .memplan.info section (the plan's description) in the ELF"
+echo "$info"
+# Its flags (the column before the link fields) must not hold A: never loaded.
+flags=$(awk '{ for (i = 1; i <= NF; i++) if ($i == ".memplan.info") { print $(i + 6); exit } }' <<<"$info")
+[[ "$flags" != *A* ]] || fail ".memplan.info is allocated (flags $flags)"
 "$OBJCOPY" -O binary "$ELF" "$CARGO_TARGET_DIR/memplan-firmware.bin"
 image=$(stat -c %s "$CARGO_TARGET_DIR/memplan-firmware.bin")
 # The flash contents: the end of the last loadable byte (a LOAD segment's physical, that is
@@ -58,7 +64,7 @@ echo "loadable image: $image bytes; flash contents end at byte $flash"
 [ "$image" -lt 1048576 ] || fail "the image is over 1 MiB"
 
 step "check: section sizes against $FW/sizes.txt"
-current=$("$SIZE" -A "$ELF" | awk '$1 ~ /^\.(text|rodata|data|bss)$/ || $1 ~ /^\.memplan\./ { print $1, $2 }')
+current=$("$SIZE" -A "$ELF" | awk '$1 ~ /^\.(text|rodata|data|bss)$/ || ($1 ~ /^\.memplan\./ && $1 != ".memplan.info") { print $1, $2 }')
 echo "$current"
 grown=0
 while read -r name bytes; do

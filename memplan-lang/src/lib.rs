@@ -36,6 +36,7 @@
 
 pub mod diag;
 pub mod emit;
+pub mod info;
 pub mod linker;
 pub mod lower;
 mod names;

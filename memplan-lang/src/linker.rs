@@ -85,13 +85,39 @@ pub fn placed_arenas(model: &Model, plan: &Plan) -> Vec<PlacedArena> {
     out
 }
 
+/// The symbol the fragment defines for plan `plan`'s description in
+/// [`crate::info::SECTION`], which generated code references on bare-metal targets.
+pub fn info_symbol(package: &str, plan: &str) -> String {
+    guard_symbol(package, plan, "info", "description")
+}
+
 /// The linker fragment for the plans `plans` (each a model and its plan) of package
 /// `package`; `source` names where they come from, in a comment.
+///
+/// Besides the placed arenas, it holds the plans' descriptions (`.memplan.info`) in an
+/// `INFO` output section: kept in the ELF for `memplan inspect`, not allocated, so never
+/// loaded into flash or RAM.
 pub fn fragment(package: &str, plans: &[(&Model, &Plan)], source: &str) -> String {
     let mut sections = String::new();
     let mut checks = String::new();
+    if !plans.is_empty() {
+        let info = crate::info::SECTION;
+        sections.push_str(&format!(
+            "  {info} (INFO) :
+  {{
+    KEEP(*({info}))
+  }}
+"
+        ));
+    }
     for (model, plan) in plans {
         let plan_name = model.name.to_string();
+        checks.push_str(&format!(
+            "{} = ADDR({});
+",
+            info_symbol(package, &plan_name),
+            crate::info::SECTION
+        ));
         for a in placed_arenas(model, plan) {
             let section = section_name(package, &plan_name, a.kind, &a.name);
             let (mem, align) = (&a.memory, a.align);

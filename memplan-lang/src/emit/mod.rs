@@ -53,7 +53,7 @@ pub fn emit(model: &Model, plan: Option<&Plan>) -> TokenStream {
     let buffer_items = types::buffers(model, &resolved, &p);
     let region_rows = tables::region_rows(model, &resolved, &p);
     let buffer_rows = tables::buffer_rows(model, &resolved, &p);
-    let storage = storage::storage(model, &resolved, &p);
+    let storage = storage::storage(model, &resolved, plan, &p);
     let views = views::views(model, &resolved, &p);
     let report = &resolved.report;
     let files = model.files.iter().map(|f| {

@@ -11,13 +11,19 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
 use super::resolve::Resolved;
-use crate::linker::{guard_symbol, section_name};
+use crate::info::PlanInfo;
+use crate::linker::{guard_symbol, info_symbol, section_name};
 use crate::lower::{ArenaPlace, Model, Pool};
 
 /// The storage and `take()`; after errors, only a `take()` that returns `None`.
-pub(super) fn storage(model: &Model, resolved: &Resolved, p: &TokenStream) -> TokenStream {
+pub(super) fn storage(
+    model: &Model,
+    resolved: &Resolved,
+    plan: Option<&memplan_planner::Plan>,
+    p: &TokenStream,
+) -> TokenStream {
     let k = &model.krate;
-    if !resolved.planned {
+    let Some(plan) = plan.filter(|_| resolved.planned) else {
         return quote! {
             /// Hands out the plan's `MemoryManager`. The plan has errors, so this always
             /// returns `None`.
@@ -25,7 +31,7 @@ pub(super) fn storage(model: &Model, resolved: &Resolved, p: &TokenStream) -> To
                 ::core::option::Option::None
             }
         };
-    }
+    };
     let mut arenas = Vec::new();
     let mut spans = Vec::new();
     let mut guards = Guards::default();
@@ -75,6 +81,7 @@ pub(super) fn storage(model: &Model, resolved: &Resolved, p: &TokenStream) -> To
     let (c, cdef) = pool("constant", &model.pools.constant);
     let (rt, rdef) = pool("runtime", &model.pools.runtime);
     let (t, tdef) = pool("temp", &model.pools.temp);
+    let info = info(model, plan, &mut guards);
     let guard_items = guards.items(p);
     let require = guards.require(p);
     let span = Span::call_site();
@@ -83,6 +90,7 @@ pub(super) fn storage(model: &Model, resolved: &Resolved, p: &TokenStream) -> To
         #cdef
         #rdef
         #tdef
+        #info
         #guard_items
         // SAFETY: each arena above is private to this module and named only here, so the
         // spans are its only users.
@@ -97,8 +105,26 @@ pub(super) fn storage(model: &Model, resolved: &Resolved, p: &TokenStream) -> To
         /// call zeroes the regions whose arenas start-up code does not zero.
         pub fn take() -> ::core::option::Option<&'static mut #k::MemoryManager<'static, Plan>> {
             #require
+            #[cfg(target_os = "none")]
+            ::core::hint::black_box(&__MEMPLAN_INFO);
             #p::take_zeroed(&__MEMPLAN_MANAGER, &[#(#zeroed),*])
         }
+    }
+}
+
+/// The plan's description ([`PlanInfo`]) in `.memplan.info`, on bare-metal targets, with
+/// its guard: the generated fragment keeps it in a non-allocated section.
+fn info(model: &Model, plan: &memplan_planner::Plan, guards: &mut Guards) -> TokenStream {
+    let text = PlanInfo::new(model, plan).encode();
+    let bytes = proc_macro2::Literal::byte_string(text.as_bytes());
+    let n = text.len();
+    let section = crate::info::SECTION;
+    guards.add(info_symbol(&model.package, &model.name.to_string()));
+    quote! {
+        #[cfg(target_os = "none")]
+        #[used]
+        #[unsafe(link_section = #section)]
+        static __MEMPLAN_INFO: [u8; #n] = *#bytes;
     }
 }
 

@@ -1,0 +1,415 @@
+//! A plan's description for tools: its regions (capacity, planned bytes, lower bound, peak
+//! step, alignment, whether proven optimal, search nodes, memory) and its buffers (region,
+//! offset, size, lifetime), with the strategy. The same data gives the `REPORT` text
+//! ([`PlanInfo::report`]) and travels with the firmware: on bare-metal targets the macro
+//! embeds [`PlanInfo::encode`]'s bytes in a section, `.memplan.info`, that the generated
+//! linker fragment marks non-allocated (`INFO`), so it costs no flash and no RAM on the
+//! device, and `memplan inspect` reads it back ([`PlanInfo::decode_all`]), as defmt keeps
+//! its interned strings in a non-loaded section.
+//!
+//! # Encoding (version 1)
+//!
+//! Text, one record per plan, fields separated by single spaces, names percent-encoded
+//! (every byte outside `[A-Za-z0-9_.-]` as `%XX`):
+//!
+//! ```text
+//! memplan-plan 1
+//! plan NAME PACKAGE
+//! strategy NAME NODES|-
+//! region NAME CAPACITY PLANNED LOWER_BOUND PEAK|- ALIGN OPTIMAL(0|1) NODES MEMORY|-
+//! buffer NAME REGION OFFSET SIZE FIRST LAST
+//! end
+//! ```
+//!
+//! Records follow each other in the section, perhaps with NUL bytes between them (the
+//! statics' alignment). A reader refuses any other version.
+
+use memplan_planner::{Plan, Strategy};
+
+use crate::lower::{ArenaPlace, Model};
+
+/// The version of the encoding this crate writes and reads.
+pub const VERSION: u32 = 1;
+
+/// The name of the link section that holds the descriptions.
+pub const SECTION: &str = ".memplan.info";
+
+/// One plan's description.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanInfo {
+    /// The plan's module name.
+    pub plan: String,
+    /// The package it is in (`crate` when unknown).
+    pub package: String,
+    /// The strategy that made it.
+    pub strategy: Strategy,
+    /// Its regions, by memory id.
+    pub regions: Vec<RegionSummary>,
+    /// Its buffers, in declaration order.
+    pub buffers: Vec<BufferSummary>,
+}
+
+/// One region of a [`PlanInfo`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegionSummary {
+    /// The region's name.
+    pub name: String,
+    /// Its capacity, in bytes.
+    pub capacity: u64,
+    /// Its planned bytes.
+    pub planned: u64,
+    /// The most bytes live at one step.
+    pub lower_bound: u64,
+    /// The step where they are live.
+    pub peak_step: Option<u32>,
+    /// The arena's alignment, in bytes.
+    pub align: u64,
+    /// Whether the planned bytes are proven the fewest possible.
+    pub proven_optimal: bool,
+    /// Search nodes used.
+    pub nodes: u64,
+    /// The MEMORY region it is placed in (`memory M`).
+    pub memory: Option<String>,
+}
+
+/// One buffer of a [`PlanInfo`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferSummary {
+    /// The buffer's name.
+    pub name: String,
+    /// Its region (memory id).
+    pub region: usize,
+    /// Its offset in the region, in bytes.
+    pub offset: u64,
+    /// Its size, in bytes.
+    pub size: u64,
+    /// Its first live step.
+    pub first: u32,
+    /// Its last live step (inclusive).
+    pub last: u32,
+}
+
+impl PlanInfo {
+    /// The description of `model` planned as `plan`.
+    pub fn new(model: &Model, plan: &Plan) -> PlanInfo {
+        PlanInfo {
+            plan: model.name.to_string(),
+            package: model.package.clone(),
+            strategy: plan.strategy,
+            regions: model
+                .regions
+                .iter()
+                .zip(&plan.regions)
+                .map(|(r, rp)| RegionSummary {
+                    name: r.region.name.clone(),
+                    capacity: rp.capacity,
+                    planned: rp.planned_bytes,
+                    lower_bound: rp.lower_bound,
+                    peak_step: rp.peak_step,
+                    align: rp.align,
+                    proven_optimal: rp.proven_optimal,
+                    nodes: rp.search_nodes,
+                    memory: match &r.place {
+                        ArenaPlace::Memory(m) => Some(m.to_string()),
+                        ArenaPlace::Bss | ArenaPlace::Section { .. } => None,
+                    },
+                })
+                .collect(),
+            buffers: model
+                .buffers
+                .iter()
+                .zip(&plan.buffers)
+                .map(|(b, pb)| BufferSummary {
+                    name: b.buffer.name.clone(),
+                    region: pb.region,
+                    offset: pb.offset,
+                    size: b.buffer.size,
+                    first: b.buffer.lifetime.first,
+                    last: b.buffer.lifetime.last,
+                })
+                .collect(),
+        }
+    }
+
+    /// The plan's `REPORT`: a table per region of capacity, planned bytes, lower bound,
+    /// peak step, buffers, whether proven optimal, and search nodes, under a title with the
+    /// strategy (and the node budget).
+    pub fn report(&self) -> String {
+        let strategy = match self.strategy.nodes() {
+            Some(nodes) => format!("{}, budget {nodes} nodes", self.strategy.name()),
+            None => self.strategy.name().to_string(),
+        };
+        let mut out = format!(
+            "memory plan `{}` (strategy {strategy})\n{:<16} {:>3} {:>12} {:>12} {:>12} {:>9} {:>8} {:>7} {:>8}\n",
+            self.plan,
+            "region",
+            "id",
+            "capacity",
+            "planned",
+            "lower bound",
+            "peak step",
+            "buffers",
+            "optimal",
+            "nodes"
+        );
+        for (r, rp) in self.regions.iter().enumerate() {
+            let n = self.buffers.iter().filter(|b| b.region == r).count();
+            let peak = rp.peak_step.map_or("-".to_string(), |s| s.to_string());
+            out.push_str(&format!(
+                "{:<16} {:>3} {:>12} {:>12} {:>12} {:>9} {:>8} {:>7} {:>8}\n",
+                rp.name,
+                r,
+                rp.capacity,
+                rp.planned,
+                rp.lower_bound,
+                peak,
+                n,
+                if rp.proven_optimal { "yes" } else { "no" },
+                rp.nodes
+            ));
+        }
+        out
+    }
+
+    /// The description in the encoding above.
+    pub fn encode(&self) -> String {
+        let mut out = format!(
+            "memplan-plan {VERSION}\nplan {} {}\nstrategy {} {}\n",
+            escape(&self.plan),
+            escape(&self.package),
+            self.strategy.name(),
+            self.strategy
+                .nodes()
+                .map_or("-".to_string(), |n| n.to_string())
+        );
+        for r in &self.regions {
+            out.push_str(&format!(
+                "region {} {} {} {} {} {} {} {} {}\n",
+                escape(&r.name),
+                r.capacity,
+                r.planned,
+                r.lower_bound,
+                r.peak_step.map_or("-".to_string(), |s| s.to_string()),
+                r.align,
+                u8::from(r.proven_optimal),
+                r.nodes,
+                r.memory.as_deref().map_or("-".to_string(), escape)
+            ));
+        }
+        for b in &self.buffers {
+            out.push_str(&format!(
+                "buffer {} {} {} {} {} {}\n",
+                escape(&b.name),
+                b.region,
+                b.offset,
+                b.size,
+                b.first,
+                b.last
+            ));
+        }
+        out.push_str("end\n");
+        out
+    }
+
+    /// Every description in `bytes` (a `.memplan.info` section's contents), in order.
+    ///
+    /// # Errors
+    ///
+    /// A message naming the line (1-based, counted over the whole section) when a record is
+    /// malformed, truncated, or of another version.
+    pub fn decode_all(bytes: &[u8]) -> Result<Vec<PlanInfo>, String> {
+        let text = std::str::from_utf8(bytes).map_err(|e| format!("not text: {e}"))?;
+        let mut out = Vec::new();
+        let mut lines = text
+            .split('\n')
+            .enumerate()
+            .map(|(n, l)| (n + 1, l.trim_matches('\0')))
+            .filter(|(_, l)| !l.is_empty());
+        while let Some((n, header)) = lines.next() {
+            match header.split(' ').collect::<Vec<_>>()[..] {
+                ["memplan-plan", v] if v == VERSION.to_string() => {}
+                ["memplan-plan", v] => {
+                    return Err(format!(
+                        "line {n}: a plan description of version {v}; this memplan reads version {VERSION}"
+                    ));
+                }
+                _ => return Err(format!("line {n}: expected `memplan-plan {VERSION}`")),
+            }
+            out.push(decode_record(&mut lines)?);
+        }
+        Ok(out)
+    }
+}
+
+fn decode_record<'a>(
+    lines: &mut impl Iterator<Item = (usize, &'a str)>,
+) -> Result<PlanInfo, String> {
+    let mut info = PlanInfo {
+        plan: String::new(),
+        package: String::new(),
+        strategy: Strategy::default(),
+        regions: Vec::new(),
+        buffers: Vec::new(),
+    };
+    for (n, line) in lines.by_ref() {
+        let f: Vec<&str> = line.split(' ').collect();
+        let bad = || format!("line {n}: malformed `{}` line", f[0]);
+        let num = |s: &str| s.parse::<u64>().map_err(|_| bad());
+        let step = |s: &str| s.parse::<u32>().map_err(|_| bad());
+        match f[..] {
+            ["end"] => return Ok(info),
+            ["plan", name, package] => {
+                info.plan = unescape(name).ok_or_else(bad)?;
+                info.package = unescape(package).ok_or_else(bad)?;
+            }
+            ["strategy", name, nodes] => {
+                let nodes = if nodes == "-" {
+                    None
+                } else {
+                    Some(num(nodes)?)
+                };
+                info.strategy = Strategy::from_parts(name, nodes).map_err(|_| bad())?;
+            }
+            [
+                "region",
+                name,
+                cap,
+                planned,
+                lb,
+                peak,
+                align,
+                opt,
+                nodes,
+                memory,
+            ] => {
+                info.regions.push(RegionSummary {
+                    name: unescape(name).ok_or_else(bad)?,
+                    capacity: num(cap)?,
+                    planned: num(planned)?,
+                    lower_bound: num(lb)?,
+                    peak_step: if peak == "-" { None } else { Some(step(peak)?) },
+                    align: num(align)?,
+                    proven_optimal: opt == "1",
+                    nodes: num(nodes)?,
+                    memory: if memory == "-" {
+                        None
+                    } else {
+                        Some(unescape(memory).ok_or_else(bad)?)
+                    },
+                });
+            }
+            ["buffer", name, region, offset, size, first, last] => {
+                info.buffers.push(BufferSummary {
+                    name: unescape(name).ok_or_else(bad)?,
+                    region: num(region)? as usize,
+                    offset: num(offset)?,
+                    size: num(size)?,
+                    first: step(first)?,
+                    last: step(last)?,
+                });
+            }
+            _ => return Err(bad()),
+        }
+    }
+    Err("the last plan description is truncated (no `end`)".to_string())
+}
+
+/// Every byte outside `[A-Za-z0-9_.-]` as `%XX`.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The inverse of [`escape`]; `None` for a malformed escape or non-UTF-8 bytes.
+fn unescape(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> PlanInfo {
+        PlanInfo {
+            plan: "digits".into(),
+            package: "memplan-firmware".into(),
+            strategy: Strategy::Optimal { nodes: 10000 },
+            regions: vec![RegionSummary {
+                name: "act".into(),
+                capacity: 256,
+                planned: 96,
+                lower_bound: 96,
+                peak_step: Some(3),
+                align: 16,
+                proven_optimal: true,
+                nodes: 0,
+                memory: Some("SRAM3".into()),
+            }],
+            buffers: vec![BufferSummary {
+                name: "aten_conv.out 0%".into(),
+                region: 0,
+                offset: 32,
+                size: 64,
+                first: 1,
+                last: 2,
+            }],
+        }
+    }
+
+    #[test]
+    fn descriptions_round_trip_through_the_encoding() {
+        let a = sample();
+        let mut b = sample();
+        b.plan = "second".into();
+        b.strategy = Strategy::Greedy;
+        b.regions[0].peak_step = None;
+        b.regions[0].memory = None;
+        let mut section = a.encode().into_bytes();
+        section.extend([0u8; 5]); // alignment padding between two statics
+        section.extend(b.encode().into_bytes());
+        assert_eq!(PlanInfo::decode_all(&section).unwrap(), vec![a, b]);
+        assert!(
+            sample()
+                .encode()
+                .contains("buffer aten_conv.out%200%25 0 32 64 1 2\n")
+        );
+    }
+
+    #[test]
+    fn another_version_or_a_truncated_record_is_refused() {
+        let e = PlanInfo::decode_all(b"memplan-plan 2\nend\n").unwrap_err();
+        assert_eq!(
+            e,
+            "line 1: a plan description of version 2; this memplan reads version 1"
+        );
+        let text = sample().encode();
+        let cut = &text[..text.len() - 4];
+        assert!(
+            PlanInfo::decode_all(cut.as_bytes())
+                .unwrap_err()
+                .contains("truncated")
+        );
+        let e = PlanInfo::decode_all(b"memplan-plan 1\nregion x y\n").unwrap_err();
+        assert_eq!(e, "line 2: malformed `region` line");
+    }
+}

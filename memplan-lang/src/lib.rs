@@ -58,6 +58,8 @@ pub struct Checked {
     pub model: Option<Model>,
     /// The plan, when there is no error.
     pub plan: Option<Plan>,
+    /// With errors, the plan of the buffers without any (see [`plan::Planned::partial`]).
+    pub partial: Option<(Plan, Vec<usize>)>,
 }
 
 impl Checked {
@@ -78,14 +80,16 @@ pub fn check(tokens: TokenStream, env: &Env) -> Checked {
             diagnostics,
             model: None,
             plan: None,
+            partial: None,
         };
     };
     let model = lower::lower(input, env, &mut diagnostics);
-    let plan = plan::plan(&model, &mut diagnostics);
+    let planned = plan::plan(&model, &mut diagnostics);
     Checked {
         diagnostics,
         model: Some(model),
-        plan,
+        plan: planned.plan,
+        partial: planned.partial,
     }
 }
 
@@ -95,7 +99,11 @@ pub fn expand(tokens: TokenStream, env: &Env) -> TokenStream {
     let checked = check(tokens, env);
     let mut out = checked.diagnostics.to_compile_errors();
     if let Some(model) = &checked.model {
-        out.extend(emit::emit(model, checked.plan.as_ref()));
+        out.extend(emit::emit(
+            model,
+            checked.plan.as_ref(),
+            checked.partial.as_ref(),
+        ));
     }
     out
 }

@@ -11,16 +11,7 @@ use syn::Ident;
 
 /// The type name for `name`, with `prefix` for names that would start with a digit.
 pub fn type_name(name: &str, prefix: char) -> String {
-    let cleaned: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let cleaned = ascii(name);
     let mut out = String::with_capacity(cleaned.len());
     for part in cleaned.split('_').filter(|p| !p.is_empty()) {
         let mut cs = part.chars();
@@ -38,21 +29,28 @@ pub fn type_name(name: &str, prefix: char) -> String {
     out
 }
 
-/// The field name for `name` in a step's view: every character outside `[A-Za-z0-9_]`
-/// becomes `_`; a name that then starts with a digit (or is empty) gets the prefix `b_`; a
-/// keyword gets the suffix `_` (`type` -> `type_`). A declared buffer's name is already an
-/// identifier and stays as it is.
+/// `name` in `[A-Za-z0-9_]`: non-ASCII characters as `_u{hex}_`, other characters as `_`.
+fn ascii(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            out.push(c);
+        } else if c.is_ascii() {
+            out.push('_');
+        } else {
+            out.push_str(&format!("_u{:x}_", u32::from(c)));
+        }
+    }
+    out
+}
+
+/// The field name for `name` in a step's view: mangled to ASCII as for type names (a
+/// non-ASCII character as `_u{hex}_`, every other character outside `[A-Za-z0-9_]` as
+/// `_`); a name that then starts with a digit (or is empty) gets the prefix `b_`; a
+/// keyword gets the suffix `_` (`type` -> `type_`). (A declared buffer's field is its own
+/// name, already an identifier.)
 pub fn field_name(name: &str) -> String {
-    let mut out: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let mut out = ascii(name);
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert_str(0, "b_");
     }
@@ -86,6 +84,11 @@ mod tests {
         assert_eq!(type_name("...", 'R'), "R");
         assert_eq!(type_name("self", 'B'), "Self_");
         assert_eq!(type_name("a.b", 'B'), type_name("a_b", 'B'));
+        // Non-ASCII names stay apart (they all became `B` before).
+        assert_eq!(type_name("größe", 'B'), "GrUf6UdfE");
+        assert_eq!(type_name("ä", 'B'), "Ue4");
+        assert_ne!(type_name("ä", 'B'), type_name("ö", 'B'));
+        assert_eq!(type_name("層1", 'B'), "U5c641");
     }
 
     #[test]

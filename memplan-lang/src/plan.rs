@@ -12,13 +12,25 @@ use memplan_planner::{Names, Plan, PlanError, Problem, validate};
 use crate::diag::{Diagnostics, SpanRange};
 use crate::lower::Model;
 
-/// Plans `model`. With no error so far, returns the plan (its buffers in the model's
-/// order) or records the planner's errors; with errors already recorded, still plans the
-/// buffers that have none, only to report the planner's own errors (overflow, pins,
-/// in-place rules) in the same build, and returns `None`.
-pub fn plan(model: &Model, diags: &mut Diagnostics) -> Option<Plan> {
+/// What planning a model gave.
+#[derive(Default)]
+pub struct Planned {
+    /// The plan, its buffers in the model's order, when there is no error at all.
+    pub plan: Option<Plan>,
+    /// With errors: the plan of the buffers that have none (its buffers are those of
+    /// `records`, indices into the model's), when it exists. The fallback expansion keeps
+    /// the real values of the regions it fully plans, so that the user's own assertions on
+    /// those regions add no error.
+    pub partial: Option<(Plan, Vec<usize>)>,
+}
+
+/// Plans `model`. With no error so far, gives the plan or records the planner's errors;
+/// with errors already recorded, still plans the buffers that have none, to report the
+/// planner's own errors (overflow, pins, in-place rules) in the same build and to keep the
+/// regions that plan fine.
+pub fn plan(model: &Model, diags: &mut Diagnostics) -> Planned {
     if model.regions.is_empty() {
-        return None;
+        return Planned::default();
     }
     let clean = diags.is_empty();
     let (problem, records) = model.problem();
@@ -43,16 +55,45 @@ pub fn plan(model: &Model, diags: &mut Diagnostics) -> Option<Plan> {
             None
         }
     };
-    plan.filter(|_| clean)
+    if clean {
+        Planned {
+            plan,
+            partial: None,
+        }
+    } else {
+        Planned {
+            plan: None,
+            partial: plan.map(|p| (p, records)),
+        }
+    }
 }
 
-/// `plan` if the validator accepts it; otherwise `None`, with an internal error recorded.
+/// `plan` if no arena is larger than Rust's largest object (`isize::MAX` bytes of a 64-bit
+/// target; a smaller target's is checked where the sizes are emitted) and the validator
+/// accepts it; otherwise `None`, with the errors recorded.
 pub fn checked(
     model: &Model,
     problem: &Problem,
     plan: Plan,
     diags: &mut Diagnostics,
 ) -> Option<Plan> {
+    let too_large: Vec<usize> = (0..plan.regions.len())
+        .filter(|&r| plan.regions[r].planned_bytes > i64::MAX as u64)
+        .collect();
+    for &r in &too_large {
+        diags.at(
+            model.regions[r].ident.span(),
+            format!(
+                "region `{}` plans {} bytes, more than the largest object Rust allows ({} bytes, `isize::MAX`): its arena cannot be emitted",
+                model.regions[r].region.name,
+                plan.regions[r].planned_bytes,
+                i64::MAX
+            ),
+        );
+    }
+    if !too_large.is_empty() {
+        return None;
+    }
     match std::panic::catch_unwind(|| validate(problem, &plan)) {
         Ok(Ok(())) => Some(plan),
         Ok(Err(violation)) => {

@@ -25,12 +25,16 @@ pub fn invocations(source: &str) -> Result<Vec<Invocation>, String> {
     Ok(found)
 }
 
+/// Walks the token trees with an explicit stack (a file may nest deeply), in order.
 fn find(tokens: TokenStream, found: &mut Vec<Invocation>) {
-    let trees: Vec<TokenTree> = tokens.into_iter().collect();
-    let mut i = 0;
-    while i < trees.len() {
+    let mut stack: Vec<(Vec<TokenTree>, usize)> = vec![(tokens.into_iter().collect(), 0)];
+    while let Some((trees, i)) = stack.last_mut() {
+        let Some(tt) = trees.get(*i) else {
+            stack.pop();
+            continue;
+        };
         if let (TokenTree::Ident(id), Some(TokenTree::Punct(bang)), Some(TokenTree::Group(g))) =
-            (&trees[i], trees.get(i + 1), trees.get(i + 2))
+            (tt, trees.get(*i + 1), trees.get(*i + 2))
             && id == "memory_plan"
             && bang.as_char() == '!'
             && g.delimiter() != Delimiter::None
@@ -39,12 +43,13 @@ fn find(tokens: TokenStream, found: &mut Vec<Invocation>) {
                 tokens: g.stream(),
                 span: id.span(),
             });
-            i += 3;
+            *i += 3;
             continue;
         }
-        if let TokenTree::Group(g) = &trees[i] {
-            find(g.stream(), found);
+        *i += 1;
+        if let TokenTree::Group(g) = tt {
+            let inner = g.stream().into_iter().collect();
+            stack.push((inner, 0));
         }
-        i += 1;
     }
 }

@@ -119,3 +119,19 @@ fn the_report_shows_the_budget_and_the_nodes_the_search_used() {
     assert_eq!(row[..8], ["r", "0", "64", "8", "8", "0", "6", "yes"]);
     assert_eq!(row[8], rp.search_nodes.to_string());
 }
+
+#[test]
+fn input_nested_a_hundred_thousand_levels_deep_is_an_error_not_a_stack_overflow() {
+    let n = 100_000;
+    let src = format!(
+        "mod m {{ region r: 64 bytes; buffer deep: [{}u8{}; 1] as 8 bytes in r, live 0..=0, align 1; }}",
+        "[".repeat(n),
+        "; 1]".repeat(n)
+    );
+    let checked = check(src.parse().unwrap(), &Env::default());
+    let first = checked.diagnostics.iter().next().expect("an error");
+    assert_eq!(
+        first.message,
+        "the input nests more than 64 levels of brackets deep here"
+    );
+}

@@ -1,10 +1,9 @@
-//! Every strategy on the real ExecuTorch plans (in the repository) and on MiniMalloc's
-//! challenging instances (outside it: set `MEMPLAN_MINIMALLOC_DIR` to the folder of
-//! `*.1048576.csv` files; the test says so and passes when it is not set).
+//! Every strategy on the real ExecuTorch plans of the repository (`examples/data`). The
+//! MiniMalloc instances, read from outside the repository, are memplan-bench's tests.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use memplan_planner::files::{read_executorch, read_minimalloc};
+use memplan_planner::files::read_executorch;
 use memplan_planner::{Buffer, Problem, Region, Strategy, plan, validate};
 
 const ROOM: u64 = u64::MAX / 4;
@@ -60,83 +59,5 @@ fn best_of_and_the_default_reach_the_lower_bound_on_every_executorch_plan() {
                 assert!(r.proven_optimal);
             }
         }
-    }
-}
-
-fn minimalloc_dir() -> Option<PathBuf> {
-    match std::env::var_os("MEMPLAN_MINIMALLOC_DIR") {
-        Some(d) if Path::new(&d).is_dir() => Some(PathBuf::from(d)),
-        _ => {
-            eprintln!(
-                "skipped: set MEMPLAN_MINIMALLOC_DIR to MiniMalloc's `challenging` folder \
-                 (for example ../shared/bench/minimalloc/challenging) to run this test"
-            );
-            None
-        }
-    }
-}
-
-/// `(file, lower bound, optimum reached by the default budget)`: the default budget
-/// (10,000 nodes) reaches the optimum on C only.
-const MINIMALLOC: &[(&str, u64, bool)] = &[
-    ("B.1048576.csv", 1_048_576, false),
-    ("C.1048576.csv", 1_039_360, true),
-    ("E.1048576.csv", 1_048_576, false),
-    ("F.1048576.csv", 1_048_576, false),
-    ("G.1048576.csv", 1_048_576, false),
-    ("I.1048576.csv", 1_048_576, false),
-    ("J.1048576.csv", 989_184, false),
-];
-
-fn minimalloc_problem(dir: &Path, file: &str) -> Problem {
-    let rows = read_minimalloc(&dir.join(file)).unwrap();
-    problem(
-        rows.into_iter()
-            .map(|(_, r)| Buffer::new(r.id, r.size, 0, r.lower, r.upper - 1))
-            .collect(),
-        1,
-    )
-}
-
-/// The issue's target: with a budget of a million nodes the exact search reaches the
-/// optimum (here the lower bound, MiniMalloc's published optimum) on B, C, E, F, G and I,
-/// and proves it. J has no proven optimum; its best known is checked by the benchmark.
-#[test]
-fn optimal_reaches_the_optimum_on_the_minimalloc_instances_that_have_one() {
-    let Some(dir) = minimalloc_dir() else { return };
-    for &(file, lb, _) in MINIMALLOC.iter().filter(|m| !m.0.starts_with('J')) {
-        let p = minimalloc_problem(&dir, file);
-        let out = plan(&p, Strategy::Optimal { nodes: 1_000_000 }).unwrap();
-        validate(&p, &out).unwrap();
-        let r = &out.regions[0];
-        assert_eq!(r.planned_bytes, lb, "{file}");
-        assert!(r.proven_optimal, "{file}");
-    }
-}
-
-#[test]
-fn every_strategy_is_valid_on_minimalloc_instances() {
-    let Some(dir) = minimalloc_dir() else { return };
-    for &(file, lb, reached) in MINIMALLOC {
-        let p = minimalloc_problem(&dir, file);
-        let mut bytes = Vec::new();
-        for s in [Strategy::Greedy, Strategy::BestOf, Strategy::default()] {
-            let out = plan(&p, s).unwrap();
-            validate(&p, &out).unwrap();
-            let r = &out.regions[0];
-            assert_eq!(r.lower_bound, lb, "{file}");
-            assert!(r.planned_bytes >= lb);
-            bytes.push(r.planned_bytes);
-        }
-        assert!(
-            bytes[2] <= bytes[1] && bytes[1] <= bytes[0],
-            "{file}: {bytes:?}"
-        );
-        assert_eq!(
-            bytes[2] == lb,
-            reached,
-            "{file}: default strategy gives {}",
-            bytes[2]
-        );
     }
 }

@@ -22,9 +22,10 @@ use crate::Error;
 /// - All arithmetic is overflow-checked; a request whose end would not fit a `usize` is
 ///   [`Error::Overflow`], never a wrapped pointer.
 /// - An alignment that is not a power of two is [`Error::InvalidAlignment`].
-/// - A zero-size request returns an aligned pointer inside (or one past the end of) the
-///   buffer and does not move the cursor; it fails only when that aligned address is past
-///   the end.
+/// - A zero-size request never fails (but for an invalid alignment) and does not move the
+///   cursor: it returns an aligned pointer inside (or one past the end of) the buffer when
+///   there is one after the cursor, and otherwise a dangling pointer with that alignment,
+///   valid for zero bytes (an empty allocator, a full one, a large alignment).
 ///
 /// The cursor lives in a [`Cell`], so allocating takes `&self` and the allocator is `Send`
 /// but not `Sync`: one execution context allocates at a time, with no lock and no atomic
@@ -188,7 +189,12 @@ impl<'a> MemoryAllocator<'a> {
         // the offset, is aligned (BL-12).
         let above = last.addr() | mask;
         let Some(new_last) = above.checked_add(size) else {
-            return Err(self.failure(size, align));
+            // The aligned end does not fit a `usize`.
+            return Err(Error::Overflow {
+                count: 1,
+                elem_size: size,
+                align,
+            });
         };
         if new_last >= self.end.as_ptr().addr() {
             return Err(self.failure(size, align));
@@ -201,8 +207,8 @@ impl<'a> MemoryAllocator<'a> {
         Ok(unsafe { NonNull::new_unchecked(last.with_addr(above + 1)) })
     }
 
-    /// A zero-size request: an aligned address in the buffer or one past its end; the
-    /// cursor does not move, padding included (BL-05).
+    /// A zero-size request: an aligned address in the buffer or one past its end, else a
+    /// dangling aligned pointer; the cursor does not move, padding included (BL-05).
     #[cold]
     fn allocate_zero_size(&self, align: usize) -> Result<NonNull<u8>, Error> {
         let above = self.last.get().addr() | (align - 1);
@@ -212,7 +218,11 @@ impl<'a> MemoryAllocator<'a> {
                 // `base`'s provenance, not null.
                 Ok(unsafe { NonNull::new_unchecked(self.base.as_ptr().with_addr(start)) })
             }
-            _ => Err(self.failure(0, align)),
+            // No aligned address left in the buffer: zero bytes need none (a dangling,
+            // aligned pointer is valid for zero-size access).
+            _ => Ok(NonNull::<u8>::dangling().with_addr(
+                core::num::NonZeroUsize::new(align).unwrap_or(core::num::NonZeroUsize::MIN),
+            )),
         }
     }
 
@@ -459,18 +469,21 @@ mod tests {
                 align: 8
             })
         );
+        // The end address `cursor + usize::MAX - 7` does not fit a `usize` either (the
+        // buffer does not start below address 8).
         assert_eq!(
             pool.allocate(usize::MAX - 7, 1),
-            Err(Error::OutOfMemory {
-                requested: usize::MAX - 7,
-                align: 1,
-                needed: usize::MAX - 7,
-                available: 63
+            Err(Error::Overflow {
+                count: 1,
+                elem_size: usize::MAX - 7,
+                align: 1
             })
         );
-        // An alignment far above the address: the padding itself overflows or runs past
-        // the end.
-        assert!(pool.allocate(0, 1 << (usize::BITS - 1)).is_err());
+        // A non-zero request at an alignment far above the address: the padding runs past
+        // the end. Zero bytes at that alignment need no room: a dangling aligned pointer.
+        assert!(pool.allocate(1, 1 << (usize::BITS - 1)).is_err());
+        let zero = pool.allocate(0, 1 << (usize::BITS - 1)).unwrap();
+        assert_eq!(zero.as_ptr().addr(), 1 << (usize::BITS - 1));
         assert_eq!((pool.used(), pool.high_water()), (1, 1));
     }
 

@@ -130,18 +130,30 @@ pub fn require_placed(guards: &[&Placed]) {
     core::hint::black_box(guards);
 }
 
-/// A byte count the macro computed as `u64`, as this target's `usize`.
+/// A byte count (or offset) the macro computed as `u64`, as this target's `usize`: what is
+/// emitted (arena lengths, offsets, sizes), so at most `isize::MAX`, Rust's largest object.
 ///
 /// # Panics
 ///
-/// If `bytes` does not fit the target's `usize`: in a const context (an array length, a
-/// const generic, a `static`) that is a build error, so a plan over 4 GiB fails on 32-bit
-/// targets with "memplan: the plan needs more bytes than the target's address space".
+/// If `bytes` is above the target's `isize::MAX`: in a const context (an array length, a
+/// const generic, a `static`) that is a build error, so a plan of 2 GiB or more fails on
+/// 32-bit targets with "memplan: the plan needs more bytes than the target's address
+/// space".
 pub const fn to_usize(bytes: u64) -> usize {
-    if bytes > usize::MAX as u64 {
+    if bytes > isize::MAX as u64 {
         panic!("memplan: the plan needs more bytes than the target's address space");
     }
     bytes as usize
+}
+
+/// A capacity (a bound, never an object) as this target's `usize`, saturated at
+/// `usize::MAX`: an 8 GiB capacity with a 16-byte plan builds on a 32-bit target.
+pub const fn capacity(bytes: u64) -> usize {
+    if bytes > usize::MAX as u64 {
+        usize::MAX
+    } else {
+        bytes as usize
+    }
 }
 
 /// Whether `[T; count]` fits in `bytes` bytes on this target, computed without overflow.
@@ -183,6 +195,17 @@ mod tests {
     }
 
     #[test]
+    fn capacities_saturate() {
+        assert_eq!(capacity(1024), 1024);
+        assert_eq!(capacity(u64::MAX), usize::MAX);
+        const BIG: usize = capacity(8 << 30);
+        #[cfg(target_pointer_width = "64")]
+        assert_eq!(BIG, 8 << 30);
+        #[cfg(target_pointer_width = "32")]
+        assert_eq!(BIG, usize::MAX);
+    }
+
+    #[test]
     fn to_usize_passes_values_that_fit() {
         assert_eq!(to_usize(0), 0);
         assert_eq!(to_usize(65536), 65536);
@@ -201,8 +224,8 @@ mod tests {
     #[cfg(target_pointer_width = "32")]
     #[test]
     #[should_panic(expected = "memplan: the plan needs more bytes than the target's address space")]
-    fn to_usize_rejects_four_gib_on_32_bit() {
-        let bytes = core::hint::black_box(1u64 << 32);
+    fn to_usize_rejects_two_gib_on_32_bit() {
+        let bytes = core::hint::black_box(1u64 << 31);
         let _ = to_usize(bytes);
     }
 }

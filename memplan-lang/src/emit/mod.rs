@@ -36,9 +36,14 @@ pub(crate) fn private_module() -> Ident {
 }
 
 /// The expansion of `model`: with its plan, or the fallback (`plan` is `None`) after
-/// errors.
-pub fn emit(model: &Model, plan: Option<&Plan>) -> TokenStream {
-    let resolved = resolve::resolve(model, plan);
+/// errors, which keeps the values of the regions `partial` (the plan of the buffers without
+/// errors) plans in full.
+pub fn emit(
+    model: &Model,
+    plan: Option<&Plan>,
+    partial: Option<&(Plan, Vec<usize>)>,
+) -> TokenStream {
+    let resolved = resolve::resolve(model, plan, partial);
     let k = &model.krate;
     let private = private_module();
     let p = quote!(#k::#private);

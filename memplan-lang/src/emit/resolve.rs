@@ -1,6 +1,6 @@
 //! What is emitted, resolved once: the plan's values, or placeholders after errors.
 
-use memplan_planner::Plan;
+use memplan_planner::{Placement, Plan};
 
 use super::report::report;
 use crate::lower::Model;
@@ -41,8 +41,18 @@ pub(crate) struct BufferOut {
     pub(crate) doc: String,
 }
 
-/// Resolves `model` with `plan` (or, `None`, after errors).
-pub(crate) fn resolve(model: &Model, plan: Option<&Plan>) -> Resolved {
+/// Resolves `model` with `plan` (or, `None`, after errors; then the regions that
+/// `partial` plans in full keep their values).
+pub(crate) fn resolve(
+    model: &Model,
+    plan: Option<&Plan>,
+    partial: Option<&(Plan, Vec<usize>)>,
+) -> Resolved {
+    if plan.is_none()
+        && let Some((partial, records)) = partial
+    {
+        return resolve_partial(model, partial, records);
+    }
     let regions = model
         .regions
         .iter()
@@ -116,4 +126,49 @@ pub(crate) fn resolve(model: &Model, plan: Option<&Plan>) -> Resolved {
         },
         report: report(model, plan),
     }
+}
+
+/// The fallback with the values of the regions that `partial` (the plan of the buffers
+/// `records`, those without errors) plans in full: no buffer of theirs has an error (nor
+/// any spilled buffer, since spilling looks at every region), and they parsed.
+fn resolve_partial(model: &Model, partial: &Plan, records: &[usize]) -> Resolved {
+    let mut resolved = resolve(model, None, None);
+    let spill_dirty = model
+        .buffers
+        .iter()
+        .any(|b| b.excluded && b.buffer.placement == Placement::Anywhere);
+    let mut clean: Vec<bool> = model
+        .regions
+        .iter()
+        .map(|r| !r.broken && !spill_dirty)
+        .collect();
+    for b in model.buffers.iter().filter(|b| b.excluded) {
+        if let Placement::In(r) = b.buffer.placement {
+            clean[r] = false;
+        }
+    }
+    for (r, out) in resolved.regions.iter_mut().enumerate() {
+        if !clean[r] {
+            continue;
+        }
+        let rp = &partial.regions[r];
+        out.size = rp.planned_bytes;
+        out.align = rp.align;
+        out.lower_bound = rp.lower_bound;
+        out.peak_step = rp.peak_step;
+        out.proven_optimal = rp.proven_optimal;
+    }
+    for (k, &i) in records.iter().enumerate() {
+        let pb = partial.buffers[k];
+        if !clean[pb.region] {
+            continue;
+        }
+        let b = &model.buffers[i].buffer;
+        let out = &mut resolved.buffers[i];
+        out.region = pb.region;
+        out.offset = pb.offset;
+        out.size = b.size;
+        out.align = b.align.unwrap_or(model.regions[pb.region].region.align);
+    }
+    resolved
 }

@@ -20,7 +20,7 @@ pub(super) fn region_rows(model: &Model, resolved: &Resolved, p: &TokenStream) -
             let capacity = record.region.capacity;
             let (size, align) = (out.size, out.align);
             let kind = &record.kind;
-            quote!(#k::RegionInfo::new(#rname, #id, #p::to_usize(#size), #p::to_usize(#capacity), #p::to_usize(#align), #k::RegionKind::#kind))
+            quote!(#k::RegionInfo::new(#rname, #id, #p::to_usize(#size), #p::capacity(#capacity), #p::to_usize(#align), #k::RegionKind::#kind))
         })
         .collect()
 }

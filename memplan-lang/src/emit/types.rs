@@ -42,7 +42,7 @@ pub(super) fn regions(model: &Model, resolved: &Resolved, p: &TokenStream) -> To
                         const ID: u32 = #id;
                         const NAME: &'static str = #rname;
                         const SIZE: usize = #p::to_usize(#size);
-                        const CAPACITY: usize = #p::to_usize(#capacity);
+                        const CAPACITY: usize = #p::capacity(#capacity);
                         const ALIGN: usize = #p::to_usize(#align);
                         const KIND: #k::RegionKind = #k::RegionKind::#kind;
                     }

@@ -302,10 +302,14 @@ fn live_steps(model: &Model, i: usize) -> String {
     format!("{}..={}", l.first, l.last)
 }
 
-/// The field of buffer `i`.
+/// The field of buffer `i`: a declared buffer's own name (an identifier), a plan-file row's
+/// name mangled to one.
 fn field_ident(model: &Model, i: usize) -> Ident {
-    Ident::new(
-        &names::field_name(&model.buffers[i].buffer.name),
-        Span::call_site(),
-    )
+    let r = &model.buffers[i];
+    let name = if r.origin.is_none() {
+        r.buffer.name.clone()
+    } else {
+        names::field_name(&r.buffer.name)
+    };
+    Ident::new(&name, Span::call_site())
 }

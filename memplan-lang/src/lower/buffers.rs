@@ -8,15 +8,16 @@ use syn::spanned::Spanned;
 
 use super::context::Lowering;
 use super::model::{BufferRecord, BufferSpans, Declared, ElemInfo};
-use super::values::{check_align, placement_of, size_bytes};
+use super::values::{check_align, object_bytes, placement_of, size_bytes};
 use crate::diag::SpanRange;
 use crate::names;
 use crate::parse::{BufferDecl, Elem, Live};
 
 /// A buffer whose statement did not parse (the error is reported): its name and type are
 /// declared, so that the user's code naming it raises no further errors, and it is left
-/// out of the plan.
-pub(super) fn declare_broken(cx: &mut Lowering<'_>, name: Ident) {
+/// out of the plan. Its region (`placed_in`, when its `in REGION` could be read) tells
+/// which region's plan it would have been part of.
+pub(super) fn declare_broken(cx: &mut Lowering<'_>, name: Ident, placed_in: Option<Ident>) {
     let tname = names::type_name(&name.to_string(), 'B');
     let emit = !cx.buffer_by_name.contains_key(&name.to_string())
         && cx.claim(&tname, name.span(), format!("buffer `{name}`"));
@@ -35,7 +36,10 @@ pub(super) fn declare_broken(cx: &mut Lowering<'_>, name: Ident) {
         origin: None,
         live_text: String::new(),
         elem: ElemInfo::Bytes,
-        buffer: Buffer::new(name.to_string(), 0, 0, 0, 0).anywhere(),
+        buffer: match placed_in.and_then(|r| cx.region_by_name.get(&r.to_string())) {
+            Some(&r) => Buffer::new(name.to_string(), 0, r, 0, 0),
+            None => Buffer::new(name.to_string(), 0, 0, 0, 0).anywhere(),
+        },
         declared: Declared::default(),
         excluded: true,
         emit,
@@ -122,9 +126,20 @@ fn size_and_element(
         return (0, b.name.span().into(), ElemInfo::Bytes, align);
     };
     let bytes = size_bytes(cx, s, &format!("buffer `{name}`"));
+    let bytes = object_bytes(cx, bytes, s.span, &format!("buffer `{name}`"));
     let elem = match &s.elem {
         Elem::Bytes => ElemInfo::Bytes,
         Elem::Prim { ty, size, .. } => {
+            if let (Some(a), Some((_, span))) = (align, b.align)
+                && a < *size
+            {
+                cx.diags.at(
+                    span,
+                    format!(
+                        "buffer `{name}`: `align {a}` is below the alignment of its element type `{ty}` ({size} bytes): typed access needs offsets that are multiples of {size}; give `align {size}` or more, or remove `align`"
+                    ),
+                );
+            }
             if align.is_none() {
                 let regions = &cx.model.regions;
                 let region_align = match placement {

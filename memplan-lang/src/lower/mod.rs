@@ -74,7 +74,8 @@ pub fn lower(input: Input, env: &Env, diags: &mut Diagnostics) -> Model {
             Stmt::Broken {
                 region: false,
                 name,
-            } => buffers::declare_broken(&mut cx, name),
+                placed_in,
+            } => buffers::declare_broken(&mut cx, name, placed_in),
             Stmt::Crate(path) => settings::krate(&mut cx, path),
             Stmt::Strategy(s) => settings::strategy(&mut cx, s),
             Stmt::Pool(p) => settings::pool(&mut cx, p),

@@ -71,11 +71,14 @@ pub(super) fn resolve_in_place(cx: &mut Lowering<'_>) {
 /// A buffer in a region that did not parse, or in place of a buffer left out (directly or
 /// along its chain), is left out too: its errors would be consequences, not news.
 pub(super) fn exclude_consequences(model: &mut Model) {
+    // A spilled buffer's region depends on every region's capacity: with a region that did
+    // not parse (no capacity), where it goes would be a consequence too.
+    let any_broken = model.regions.iter().any(|r| r.broken);
     for record in &mut model.buffers {
-        if let Placement::In(r) = record.buffer.placement
-            && model.regions[r].broken
-        {
-            record.excluded = true;
+        match record.buffer.placement {
+            Placement::In(r) if model.regions[r].broken => record.excluded = true,
+            Placement::Anywhere if any_broken => record.excluded = true,
+            _ => {}
         }
     }
     let parent: Vec<Option<usize>> = model.buffers.iter().map(|r| r.buffer.in_place_of).collect();

@@ -16,7 +16,9 @@ use crate::parse::{RegionDecl, Stmt};
 pub(super) fn declare_all(cx: &mut Lowering<'_>, stmts: &[Stmt]) {
     for stmt in stmts {
         match stmt {
-            Stmt::Broken { region: true, name } => declare_broken(cx, name),
+            Stmt::Broken {
+                region: true, name, ..
+            } => declare_broken(cx, name),
             Stmt::Region(r) => declare(cx, r),
             _ => {}
         }

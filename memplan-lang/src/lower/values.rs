@@ -23,6 +23,28 @@ pub(super) fn size_bytes(cx: &mut Lowering<'_>, size: &Size, what: &str) -> u64 
     }
 }
 
+/// Rust's largest object, in bytes (`isize::MAX` of a 64-bit target): no buffer, pool or
+/// arena can be larger.
+pub(super) const MAX_OBJECT: u64 = i64::MAX as u64;
+
+/// `bytes` of `what` (a buffer, a pool), reporting a size above [`MAX_OBJECT`].
+pub(super) fn object_bytes(
+    cx: &mut Lowering<'_>,
+    bytes: u64,
+    span: crate::diag::SpanRange,
+    what: &str,
+) -> u64 {
+    if bytes > MAX_OBJECT && bytes != u64::MAX {
+        cx.diags.at(
+            span,
+            format!(
+                "{what} is {bytes} bytes, more than the largest object Rust allows ({MAX_OBJECT} bytes, `isize::MAX`)"
+            ),
+        );
+    }
+    bytes
+}
+
 /// An alignment: a power of two up to [`MAX_ALIGN`]; anything else is reported and
 /// replaced by 1.
 pub(super) fn check_align(cx: &mut Lowering<'_>, a: u64, span: Span) -> u64 {

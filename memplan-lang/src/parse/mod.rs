@@ -57,6 +57,8 @@ pub enum Stmt {
         region: bool,
         /// Its name.
         name: Ident,
+        /// For a buffer, the region its `in REGION` clause names, if one can be found.
+        placed_in: Option<Ident>,
     },
 }
 
@@ -174,9 +176,21 @@ pub struct FileDecl {
     pub out_dir: bool,
 }
 
+/// The deepest the whole input may nest (delimiters and angle brackets).
+pub const MAX_DEPTH: usize = 64;
+
 /// Parses the whole input, collecting statement errors into `errors`. Returns `None` only
 /// when the module header itself cannot be read.
 pub fn parse(tokens: TokenStream, errors: &mut Diagnostics) -> Option<Input> {
+    // syn builds its token buffer recursively: refuse, before it does, an input nested
+    // deeper than any invocation needs (the compiler's stack, or the CLI's, would overflow).
+    if let Some(at) = size::too_deep(tokens.clone(), MAX_DEPTH) {
+        errors.at(
+            at,
+            format!("the input nests more than {MAX_DEPTH} levels of brackets deep here"),
+        );
+        return None;
+    }
     let header: Header = match syn::parse2(tokens) {
         Ok(h) => h,
         Err(e) => {
@@ -185,15 +199,16 @@ pub fn parse(tokens: TokenStream, errors: &mut Diagnostics) -> Option<Input> {
         }
     };
     let mut stmts = Vec::new();
-    for stmt_tokens in split_statements(header.body, errors) {
+    for (stmt_tokens, end) in split_statements(header.body, errors) {
         match syn::parse2::<Stmt>(stmt_tokens.clone()) {
             Ok(s) => stmts.push(s),
             Err(e) => {
-                errors.push(e);
+                errors.push(at_end(e, end));
                 if let Ok(head) = syn::parse2::<BrokenHead>(stmt_tokens) {
                     stmts.push(Stmt::Broken {
                         region: head.region,
                         name: head.name,
+                        placed_in: head.placed_in,
                     });
                 }
             }
@@ -247,7 +262,10 @@ impl Parse for Header {
 }
 
 /// Splits at top-level `;`. A trailing statement without `;` is an error on its last token.
-fn split_statements(body: TokenStream, errors: &mut Diagnostics) -> Vec<TokenStream> {
+///
+/// Each statement comes with the span of its end (its `;`, or its last token), where an
+/// error about something missing at the end points.
+fn split_statements(body: TokenStream, errors: &mut Diagnostics) -> Vec<(TokenStream, Span)> {
     let mut out = Vec::new();
     let mut cur: Vec<TokenTree> = Vec::new();
     for tt in body {
@@ -255,26 +273,40 @@ fn split_statements(body: TokenStream, errors: &mut Diagnostics) -> Vec<TokenStr
             && p.as_char() == ';'
         {
             if !cur.is_empty() {
-                out.push(cur.drain(..).collect());
+                out.push((cur.drain(..).collect(), p.span()));
             }
             continue;
         }
         cur.push(tt);
     }
     if let Some(last) = cur.last() {
+        let end = last.span();
         errors.push(syn::Error::new(
-            last.span(),
+            end,
             "expected `;` at the end of this statement",
         ));
-        out.push(cur.into_iter().collect());
+        out.push((cur.into_iter().collect(), end));
     }
     out
+}
+
+/// A statement's error, pointing at the statement's end when syn ran out of tokens (it
+/// would point at the whole invocation).
+fn at_end(e: syn::Error, end: Span) -> syn::Error {
+    let message = e.to_string();
+    if message.starts_with("unexpected end of input") {
+        syn::Error::new(end, message)
+    } else {
+        e
+    }
 }
 
 /// The head of a statement that failed to parse: `[attrs] region|buffer NAME ...`.
 struct BrokenHead {
     region: bool,
     name: Ident,
+    /// `in REGION` (not `in place of`) among the rest of the tokens.
+    placed_in: Option<Ident>,
 }
 
 impl Parse for BrokenHead {
@@ -288,8 +320,18 @@ impl Parse for BrokenHead {
             false
         };
         let name: Ident = input.parse()?;
-        input.parse::<TokenStream>()?;
-        Ok(BrokenHead { region, name })
+        let rest: Vec<TokenTree> = input.parse::<TokenStream>()?.into_iter().collect();
+        let placed_in = rest.windows(2).find_map(|w| match (&w[0], &w[1]) {
+            (TokenTree::Ident(kw), TokenTree::Ident(r)) if kw == "in" && r != "place" => {
+                Some(r.clone())
+            }
+            _ => None,
+        });
+        Ok(BrokenHead {
+            region,
+            name,
+            placed_in,
+        })
     }
 }
 

@@ -1,7 +1,7 @@
 //! Numbers and sizes: `N`, `N bytes`, `N KiB`, `N MiB`, `N GiB`, `[T; N]` of a primitive
 //! number type, or `[T; N] as B bytes` for a user type.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::parse::ParseStream;
 use syn::spanned::Spanned;
 use syn::{Ident, LitInt, Token, Type, bracketed};
@@ -35,11 +35,54 @@ pub(crate) fn parse_u32(lit: &LitInt) -> syn::Result<u32> {
     })
 }
 
+/// The deepest an element type may nest (arrays, tuples, generic arguments): syn parses a
+/// type recursively, and a type nested a few hundred levels deep would overflow the
+/// compiler's stack inside the macro.
+pub const MAX_TYPE_DEPTH: usize = 32;
+
+/// Where `tokens` first nest deeper than `limit` levels of delimiters and angle brackets,
+/// found without recursion.
+pub(crate) fn too_deep(tokens: TokenStream, limit: usize) -> Option<Span> {
+    let mut stack = vec![(tokens.into_iter(), 0usize)];
+    loop {
+        let depth = stack.len();
+        let (iter, angles) = stack.last_mut()?;
+        let Some(tt) = iter.next() else {
+            stack.pop();
+            continue;
+        };
+        match tt {
+            TokenTree::Group(g) => {
+                if depth + *angles > limit {
+                    return Some(g.span_open());
+                }
+                stack.push((g.stream().into_iter(), 0));
+            }
+            TokenTree::Punct(p) if p.as_char() == '<' => {
+                *angles += 1;
+                if depth + *angles > limit {
+                    return Some(p.span());
+                }
+            }
+            TokenTree::Punct(p) if p.as_char() == '>' => *angles = angles.saturating_sub(1),
+            _ => {}
+        }
+    }
+}
+
 /// `N [bytes|KiB|MiB]` or `[T; N] [as N bytes]`.
 pub(crate) fn parse_size(input: ParseStream) -> syn::Result<Size> {
     if input.peek(syn::token::Bracket) {
         let content;
         let bracket = bracketed!(content in input);
+        if let Some(at) = too_deep(content.fork().parse::<TokenStream>()?, MAX_TYPE_DEPTH) {
+            return Err(syn::Error::new(
+                at,
+                format!(
+                    "the element type nests more than {MAX_TYPE_DEPTH} levels deep: name it with a type alias (`type Block = [[u8; 4]; 4];`)"
+                ),
+            ));
+        }
         let ty: Type = content.parse()?;
         content.parse::<Token![;]>()?;
         let n: LitInt = content.parse()?;
@@ -90,12 +133,14 @@ pub(crate) fn parse_size(input: ParseStream) -> syn::Result<Size> {
 }
 
 pub(crate) fn parse_bytes(input: ParseStream) -> syn::Result<Size> {
-    let lit: LitInt = input.parse().map_err(|e| {
-        syn::Error::new(
-            e.span(),
-            "expected a size: `N bytes`, `N KiB`, `N MiB` or `[T; N]`",
-        )
-    })?;
+    const EXPECTED: &str = "expected a size: `N bytes`, `N KiB`, `N MiB` or `[T; N]`";
+    if input.is_empty() {
+        // syn says "unexpected end of input, ..."; the caller spans it on the statement's end.
+        return Err(input.error(EXPECTED));
+    }
+    let lit: LitInt = input
+        .parse()
+        .map_err(|e| syn::Error::new(e.span(), EXPECTED))?;
     let n = parse_u64(&lit)?;
     let mut span = SpanRange::from(lit.span());
     let mut mult = 1u64;

@@ -38,6 +38,11 @@ step "miri: host, critical-section backend (lib tests)"
 miri --features critical-section --lib
 step "miri: host, portable-atomic backend (lib tests)"
 miri --features portable-atomic --lib
+step "miri: take() raced from several threads, 8 schedules (seeds) per take-once backend"
+for backend in "" critical-section portable-atomic; do
+  MIRIFLAGS="$MIRIFLAGS -Zmiri-many-seeds=0..8" \
+    miri ${backend:+--features "$backend"} --lib racing_threads_take_once
+done
 step "miri: i686-unknown-linux-gnu (32-bit usize), allocator-api2"
 miri --target i686-unknown-linux-gnu --features allocator-api2
 

@@ -50,7 +50,9 @@ impl Buffer {
     /// The allocator must be dropped before the buffer, and be its only user.
     unsafe fn allocator(&self) -> MemoryAllocator<'static> {
         // SAFETY: `skew + len` bytes lie in the allocation.
-        let base = unsafe { NonNull::new_unchecked(self.ptr.add(self.skew)) };
+        let start = unsafe { self.ptr.add(self.skew) };
+        // SAFETY: inside a non-null allocation.
+        let base = unsafe { NonNull::new_unchecked(start) };
         // SAFETY: valid for reads and writes of `len` bytes, used by that allocator only
         // (the caller's contract), for as long as it lives.
         unsafe { MemoryAllocator::from_raw_parts(base, self.len) }

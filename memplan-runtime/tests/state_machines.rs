@@ -335,9 +335,11 @@ impl StateMachineTest for Manager {
 
     fn init_test(model: &ManagerModel) -> Manager {
         let buffers = [0, 1, 2].map(|i| Buffer::new(model.pools[i].skew, model.pools[i].len));
-        // SAFETY (each): `Manager` drops `manager` (declared first) before `buffers`, and
-        // each buffer has that one allocator.
-        let [c, r, t] = [0, 1, 2].map(|i| unsafe { buffers[i].allocator() });
+        let [c, r, t] = [0, 1, 2].map(|i| {
+            // SAFETY: `Manager` drops `manager` (declared first) before `buffers`, and each
+            // buffer has this one allocator.
+            unsafe { buffers[i].allocator() }
+        });
         Manager {
             manager: MemoryManager::new(c, HierarchicalAllocator::new(&mut []), r, t),
             model: model.clone(),

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The firmware on an emulated Cortex-M4 (QEMU's mps2-an386): built, linked with memplan's
 # generated linker fragment, run, its predictions checked against the reference; the ELF
-# checked (every arena NOBITS, the loadable image the size of the flash contents); the
+# checked (every arena NOBITS, the loadable image the size of the flash contents); the plan
+# read back with memplan inspect (the same report as memplan check on the source) and the
+# fragment printed by memplan linker (the same as the build script's); the
 # section sizes checked against examples/firmware/sizes.txt; the library part built for
 # thumbv6m-none-eabi with the critical-section backend; and three builds that must fail
 # with memplan's message: a region that overflows its capacity, a region larger than its
@@ -62,6 +64,19 @@ done < <(READELF -l --wide "$ELF" | awk '$1 == "LOAD"')
 echo "loadable image: $image bytes; flash contents end at byte $flash"
 [ "$image" = "$flash" ] || fail "the image ($image bytes) is not the flash contents ($flash bytes)"
 [ "$image" -lt 1048576 ] || fail "the image is over 1 MiB"
+
+step "check: memplan inspect reads the plan back from the ELF as memplan check plans it from the source"
+WORKSPACE_TARGET="${CARGO_TARGET_DIR%/firmware}"
+CARGO_TARGET_DIR="$WORKSPACE_TARGET" cargo build -q -p memplan-cli
+MEMPLAN="$WORKSPACE_TARGET/debug/memplan"
+inspected=$("$MEMPLAN" inspect "$ELF")
+echo "$inspected"
+checked=$(cd "$FW" && "$MEMPLAN" check src/lib.rs)
+[ "$inspected" = "$checked" ] || { echo "$checked"; fail "memplan inspect and memplan check disagree"; }
+
+step "check: memplan linker prints the fragment the build script wrote"
+fragment=$(ls -t "$CARGO_TARGET_DIR"/thumbv7em-none-eabihf/release/build/memplan-firmware-*/out/memplan.x | head -n1)
+(cd "$FW" && "$MEMPLAN" linker src/lib.rs) | diff - "$fragment" || fail "memplan linker differs from $fragment"
 
 step "check: section sizes against $FW/sizes.txt"
 current=$("$SIZE" -A "$ELF" | awk '$1 ~ /^\.(text|rodata|data|bss)$/ || ($1 ~ /^\.memplan\./ && $1 != ".memplan.info") { print $1, $2 }')

@@ -39,7 +39,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use memplan_lang::{Env, check, linker, source};
+use memplan_lang::linker;
 
 /// What can stop the fragment from being written.
 #[derive(Debug)]
@@ -113,41 +113,19 @@ where
     let manifest = PathBuf::from(var("CARGO_MANIFEST_DIR")?);
     let out_dir = PathBuf::from(var("OUT_DIR")?);
     let package = var("CARGO_PKG_NAME")?.to_string_lossy().into_owned();
-    let mut checked = Vec::new();
-    let mut names = Vec::new();
-    for rel in sources {
-        let rel = rel.as_ref();
-        let file = manifest.join(rel);
+    let files: Vec<(PathBuf, String)> = sources
+        .into_iter()
+        .map(|rel| {
+            let rel = rel.as_ref();
+            (manifest.join(rel), rel.display().to_string())
+        })
+        .collect();
+    let fragment = linker::fragment_of_files(&package, &files, Some(&out_dir))
+        .map_err(|(file, message)| Error::Source { file, message })?;
+    for file in &fragment.read {
         println!("cargo:rerun-if-changed={}", file.display());
-        let text = std::fs::read_to_string(&file).map_err(|e| Error::Source {
-            file: file.clone(),
-            message: e.to_string(),
-        })?;
-        let invocations = source::invocations(&text).map_err(|message| Error::Source {
-            file: file.clone(),
-            message,
-        })?;
-        let env = Env {
-            base_dir: file.parent().map(Path::to_path_buf),
-            out_dir: Some(out_dir.clone()),
-            package: Some(package.clone()),
-            canary: false,
-        };
-        for invocation in invocations {
-            let c = check(invocation.tokens, &env);
-            if let Some(model) = &c.model {
-                for f in &model.files {
-                    println!("cargo:rerun-if-changed={}", f.display());
-                }
-            }
-            if let (Some(model), Some(plan)) = (c.model, c.plan) {
-                checked.push((model, plan));
-            }
-        }
-        names.push(rel.display().to_string());
     }
-    let plans: Vec<_> = checked.iter().map(|(m, p)| (m, p)).collect();
-    let text = linker::fragment(&package, &plans, &names.join(", "));
+    let text = fragment.text;
     let path = out_dir.join("memplan.x");
     std::fs::write(&path, text).map_err(|e| Error::Write {
         file: path.clone(),

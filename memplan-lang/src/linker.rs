@@ -10,9 +10,12 @@
 //! (`-Tlink.x -Tmemplan.x`, as `memplan-build` does with rust-lld), or `INCLUDE` it at the
 //! end of `memory.x` (which GNU ld needs).
 
+use std::path::{Path, PathBuf};
+
 use memplan_planner::Plan;
 
 use crate::lower::{ArenaPlace, Model};
+use crate::{Env, check, source};
 
 /// An identifier-safe form of a package name: characters outside `[A-Za-z0-9_]` become `_`.
 fn ident_part(name: &str) -> String {
@@ -144,4 +147,67 @@ pub fn fragment(package: &str, plans: &[(&Model, &Plan)], source: &str) -> Strin
         ));
     }
     out
+}
+
+/// The fragment of every `memory_plan!` invocation in Rust source files, and every file it
+/// read to write it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileFragment {
+    /// The fragment's text ([`fragment`]).
+    pub text: String,
+    /// The source files and the plan files their invocations read, in the order read.
+    pub read: Vec<PathBuf>,
+    /// The invocations found.
+    pub invocations: usize,
+    /// Those planned without errors: the ones in the fragment.
+    pub planned: usize,
+}
+
+/// The fragment of every `memory_plan!` invocation in `files`: each `(path, label)` is read
+/// from `path` and named `label` in the fragment's comment; plan files are found as the
+/// macro finds them (next to the source, or in `out_dir`); `package` is the package the
+/// sources belong to (`CARGO_PKG_NAME`), part of every section name. An invocation with
+/// errors is left out: the macro reports them, with spans, when the crate is compiled.
+/// This is what `memplan-build` writes and `memplan linker` prints.
+///
+/// # Errors
+///
+/// The file and why, when a source cannot be read or is not Rust tokens.
+pub fn fragment_of_files(
+    package: &str,
+    files: &[(PathBuf, String)],
+    out_dir: Option<&Path>,
+) -> Result<FileFragment, (PathBuf, String)> {
+    let mut planned = Vec::new();
+    let mut read = Vec::new();
+    let mut found = 0;
+    for (file, _) in files {
+        read.push(file.clone());
+        let text = std::fs::read_to_string(file).map_err(|e| (file.clone(), e.to_string()))?;
+        let invocations = source::invocations(&text).map_err(|e| (file.clone(), e))?;
+        let env = Env {
+            base_dir: file.parent().map(Path::to_path_buf),
+            out_dir: out_dir.map(Path::to_path_buf),
+            package: Some(package.to_string()),
+            canary: false,
+        };
+        for invocation in invocations {
+            found += 1;
+            let c = check(invocation.tokens, &env);
+            if let Some(model) = &c.model {
+                read.extend(model.files.iter().cloned());
+            }
+            if let (Some(model), Some(plan)) = (c.model, c.plan) {
+                planned.push((model, plan));
+            }
+        }
+    }
+    let plans: Vec<_> = planned.iter().map(|(m, p)| (m, p)).collect();
+    let labels: Vec<&str> = files.iter().map(|(_, l)| l.as_str()).collect();
+    Ok(FileFragment {
+        text: fragment(package, &plans, &labels.join(", ")),
+        read,
+        invocations: found,
+        planned: plans.len(),
+    })
 }

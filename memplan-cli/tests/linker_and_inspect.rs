@@ -1,0 +1,187 @@
+//! `memplan linker` prints the fragment that places a plan's arenas (section names from the
+//! package of the nearest Cargo.toml, the planned bytes in its ASSERT), and `memplan
+//! inspect` reads the plans back out of an ELF's `.memplan.info` section, refusing one
+//! that would be loaded into the device.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use object::write::{Object, StandardSection};
+use object::{Architecture, BinaryFormat, Endianness, SectionKind};
+
+/// A plan with one region in memory SRAM3: `a` (40 bytes, steps 0..=1) and `b` (24 bytes,
+/// steps 1..=2) are live together at step 1; `c` (32 bytes, step 2) may take `a`'s bytes.
+/// With the region's 16-byte alignment, `b` starts at 48: 72 bytes planned, the fewest
+/// possible (80 bytes of memory, a multiple of 16).
+const PLAN: &str = r#"
+memplan_runtime::memory_plan! {
+    mod fw_plan {
+        region act: 256 bytes, memory SRAM3;
+        buffer a: 40 bytes, live 0..=1;
+        buffer b: 24 bytes, live 1..=2;
+        buffer c: 32 bytes, live 2..=2;
+    }
+}
+"#;
+
+fn memplan(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_memplan"))
+        .args(args)
+        .env_remove("OUT_DIR")
+        .output()
+        .expect("the memplan binary runs")
+}
+
+/// A package `my-fw` in a fresh folder, with `src/lib.rs` holding `source`.
+fn package(test: &str, source: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("memplan-cli-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        "[package]\nname = \"my-fw\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/lib.rs"), source).unwrap();
+    dir
+}
+
+fn text(out: &[u8]) -> String {
+    String::from_utf8(out.to_vec()).unwrap()
+}
+
+#[test]
+fn linker_places_the_region_in_its_memory_under_the_package_name() {
+    let dir = package("linker", PLAN);
+    let out = memplan(&["linker".as_ref(), dir.join("src/lib.rs").as_os_str()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let fragment = text(&out.stdout);
+    let section = ".memplan.my_fw.fw_plan.region.act";
+    assert!(
+        fragment.contains(&format!("  {section} (NOLOAD) : ALIGN(16)\n")),
+        "{fragment}"
+    );
+    assert!(
+        fragment.contains(&format!("    *({section})\n  }} > SRAM3\n")),
+        "{fragment}"
+    );
+    assert!(
+        fragment.contains("needs 80 bytes of memory SRAM3 (72 planned, aligned to 16)"),
+        "{fragment}"
+    );
+    assert!(fragment.contains("INSERT BEFORE .bss;"), "{fragment}");
+
+    // --package wins over Cargo.toml.
+    let out = memplan(&[
+        "linker".as_ref(),
+        dir.join("src/lib.rs").as_os_str(),
+        "--package".as_ref(),
+        "other".as_ref(),
+    ]);
+    assert!(text(&out.stdout).contains(".memplan.other.fw_plan.region.act (NOLOAD)"));
+}
+
+#[test]
+fn linker_leaves_out_an_invocation_with_errors_and_exits_1() {
+    let dir = package("linker-errors", &PLAN.replace("256 bytes", "64 bytes"));
+    let out = memplan(&["linker".as_ref(), dir.join("src/lib.rs").as_os_str()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        !text(&out.stdout).contains(".memplan.my_fw"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(
+        text(&out.stderr).contains("1 of 1 invocations have errors"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// An ELF object holding `contents` in a `.memplan.info` section, allocated or not.
+fn elf_with_info(path: &Path, contents: &[u8], allocated: bool) {
+    let mut obj = Object::new(BinaryFormat::Elf, Architecture::Arm, Endianness::Little);
+    let kind = if allocated {
+        SectionKind::ReadOnlyData
+    } else {
+        SectionKind::Other
+    };
+    let id = obj.add_section(Vec::new(), b".memplan.info".to_vec(), kind);
+    obj.append_section_data(id, contents, 1);
+    // Some code beside it, as in a firmware.
+    let text = obj.section_id(StandardSection::Text);
+    obj.append_section_data(text, &[0x70, 0x47], 2);
+    std::fs::write(path, obj.write().unwrap()).unwrap();
+}
+
+/// The `.memplan.info` record of PLAN, as the macro embeds it: encoded by the front end.
+fn info_record(dir: &Path) -> Vec<u8> {
+    let tokens: proc_macro2::TokenStream = memplan_lang::source::invocations(PLAN)
+        .unwrap()
+        .remove(0)
+        .tokens;
+    let env = memplan_lang::Env {
+        base_dir: Some(dir.to_path_buf()),
+        out_dir: None,
+        package: Some("my-fw".into()),
+        canary: false,
+    };
+    let checked = memplan_lang::check(tokens, &env);
+    let (model, plan) = (checked.model.unwrap(), checked.plan.unwrap());
+    memplan_lang::info::PlanInfo::new(&model, &plan)
+        .encode()
+        .into_bytes()
+}
+
+#[test]
+fn inspect_prints_the_report_memplan_check_prints_from_the_source() {
+    let dir = package("inspect", PLAN);
+    let elf = dir.join("firmware.elf");
+    let mut record = info_record(&dir);
+    // Two plans linked together, and the zero padding a linker may put between them.
+    let second = String::from_utf8(record.clone())
+        .unwrap()
+        .replace("plan fw_plan", "plan fw_plan_2");
+    record.extend_from_slice(&[0, 0, 0]);
+    record.extend_from_slice(second.as_bytes());
+    elf_with_info(&elf, &record, false);
+
+    let out = memplan(&["inspect".as_ref(), elf.as_os_str()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let checked = memplan(&["check".as_ref(), dir.join("src/lib.rs").as_os_str()]);
+    let report = text(&checked.stdout);
+    assert!(report.starts_with("memory plan `fw_plan`"), "{report}");
+    // The region row: capacity 256, 72 planned, lower bound 64 (a and b at step 1), 3
+    // buffers, proven optimal (a's 40 bytes round up to 48 before `b` can start), no search.
+    assert!(
+        report
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>()
+                == ["act", "0", "256", "72", "64", "1", "3", "yes", "0"]),
+        "{report}"
+    );
+    let expected = format!("{report}{}", report.replace("`fw_plan`", "`fw_plan_2`"));
+    assert_eq!(text(&out.stdout), expected);
+}
+
+#[test]
+fn inspect_refuses_an_allocated_info_section_and_a_file_without_one() {
+    let dir = package("inspect-alloc", PLAN);
+    let elf = dir.join("loaded.elf");
+    elf_with_info(&elf, &info_record(&dir), true);
+    let out = memplan(&["inspect".as_ref(), elf.as_os_str()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("section is allocated"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = memplan(&["inspect".as_ref(), dir.join("Cargo.toml").as_os_str()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("Cargo.toml"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -190,7 +190,8 @@ pub struct Overflow {
     pub lower_bound: u64,
     /// The step at which `lower_bound` bytes are live.
     pub peak_step: Option<Step>,
-    /// Buffers live at the peak step, largest first, with their bytes.
+    /// Buffers live at the peak step, largest first, with the bytes each reserves: of an
+    /// in-place chain, the member live there (the one taking over, at a handover step).
     pub live_at_peak: Vec<(usize, u64)>,
     /// Whether no plan of the region can use fewer than `needed` bytes (the strategy proved
     /// it, or `needed` meets the alignment-aware bound), so no strategy can make it fit.

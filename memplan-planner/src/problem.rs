@@ -46,6 +46,11 @@ impl Lifetime {
         self.first <= other.last && other.first <= self.last
     }
 
+    /// Whether the buffer is live at step `s`.
+    pub const fn contains(&self, s: Step) -> bool {
+        self.first <= s && s <= self.last
+    }
+
     /// The number of steps in the lifetime (at least 1), as `u64` so it cannot overflow.
     /// (A lifetime is never empty, so there is no `is_empty`.)
     #[allow(clippy::len_without_is_empty)]

@@ -247,6 +247,19 @@ fn regions_with_errors(
     bad
 }
 
+/// The member of group `g` that holds the group's bytes at step `s`: of those live at `s`,
+/// the one that started last (at a handover step, the buffer taking over), the first
+/// declared on a tie; the root when none is (the group's lifetime spans gaps between its
+/// members).
+fn holder_at(problem: &Problem, g: &Group, s: Step) -> usize {
+    g.members
+        .iter()
+        .copied()
+        .filter(|&m| problem.buffers[m].lifetime.contains(s))
+        .max_by_key(|&m| (problem.buffers[m].lifetime.first, std::cmp::Reverse(m)))
+        .unwrap_or(g.root)
+}
+
 /// Region `r`'s result from its packing: its buffers' offsets go into `buffers`, and an
 /// overflow into `errors`.
 fn finish_region(
@@ -264,7 +277,12 @@ fn finish_region(
         let live_at_peak = match peak {
             Some(s) => crate::instance::live_at(&instance, s)
                 .into_iter()
-                .map(|k| (groups[members[k]].root, instance.items[k].size))
+                .map(|k| {
+                    (
+                        holder_at(problem, &groups[members[k]], s),
+                        instance.items[k].size,
+                    )
+                })
                 .collect(),
             None => Vec::new(),
         };

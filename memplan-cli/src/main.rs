@@ -1,16 +1,61 @@
 //! `memplan`: memplan's command line, on the same front end as the `memory_plan!` macro.
 //!
 //! ```text
-//! memplan check src/main.rs            # every memory_plan! invocation in the file
-//! memplan check src/main.rs --out-dir target/debug/build/x-1234/out
+//! memplan plan model.csv                 # plan a plan file (or a .rs file's invocations)
+//! memplan check model.csv                # check the offsets a plan file gives
+//! memplan check src/main.rs              # the macro's diagnostics for every invocation
+//! memplan svg model.csv -o map.svg       # the memory map
+//! memplan trace model.csv -o trace.json  # a Chrome trace (Perfetto, chrome://tracing)
+//! memplan emit model.csv --name model    # a memory_plan! invocation of the plan
 //! ```
+//!
+//! Each command is a module with its `Args` (clap) and `run`; [`commands!`] makes the
+//! subcommand enum and the dispatch from one line per command.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-mod check;
+mod given;
+mod input;
+mod options;
+mod padding;
+mod plan_json;
+mod planned;
+mod progress;
+mod stats;
+mod sweep;
+
+/// Declares the command modules, the `Command` enum (each variant's help is its module's
+/// `Args` doc comment) and its dispatch: one line per command, `Variant => module`.
+macro_rules! commands {
+    ($($variant:ident => $module:ident),* $(,)?) => {
+        $(mod $module;)*
+
+        #[derive(Subcommand, Debug)]
+        enum Command {
+            $($variant($module::Args),)*
+        }
+
+        impl Command {
+            /// Runs the command: `Ok(true)` on success, `Ok(false)` when it found errors
+            /// (printed), `Err` when it could not run (bad input, unreadable file).
+            fn run(self) -> Result<bool, String> {
+                match self {
+                    $(Command::$variant(args) => $module::run(args),)*
+                }
+            }
+        }
+    };
+}
+
+commands! {
+    Plan => plan,
+    Check => check,
+    Svg => svg,
+    Trace => trace,
+    Emit => emit,
+}
 
 #[derive(Parser, Debug)]
 #[command(
@@ -23,29 +68,8 @@ struct Cli {
     command: Command,
 }
 
-#[derive(Subcommand, Debug)]
-enum Command {
-    /// Check every `memory_plan!` invocation in a Rust source file, with the macro's own
-    /// messages (FILE:LINE:COLUMN), and print each plan's report; exit 1 on any error.
-    ///
-    /// Plan files named by an invocation are read relative to FILE, as the macro reads
-    /// them.
-    Check {
-        /// The Rust source file (`.rs`).
-        file: PathBuf,
-        /// Where `buffers ... from out_dir "..."` files are (the crate's OUT_DIR); default:
-        /// the OUT_DIR environment variable.
-        #[arg(long, value_name = "DIR", env = "OUT_DIR")]
-        out_dir: Option<PathBuf>,
-    },
-}
-
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match &cli.command {
-        Command::Check { file, out_dir } => check::run(file, out_dir.as_deref()),
-    };
-    match result {
+    match Cli::parse().command.run() {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {

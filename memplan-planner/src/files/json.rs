@@ -38,41 +38,65 @@
 //! line and the column: serde_json's own for malformed JSON and wrong types, the start of
 //! the offending region or buffer object for the rules above.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::FileError;
 use super::plan_file::{FileBuffer, FileRegion, Format, PlanFile};
 use crate::problem::{Lifetime, MAX_ALIGN};
 
-#[derive(Deserialize)]
+/// A JSON plan file, as read and as written (`serde`): the schema above.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Doc {
-    version: Option<u64>,
-    name: Option<String>,
-    #[serde(default)]
-    regions: Vec<JsonRegion>,
-    buffers: Vec<JsonBuffer>,
+pub struct JsonPlan {
+    /// `1`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<u64>,
+    /// The plan's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The regions, in memory-id order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub regions: Vec<JsonRegion>,
+    /// The buffers.
+    pub buffers: Vec<JsonBuffer>,
 }
 
-#[derive(Deserialize)]
+/// A region of a [`JsonPlan`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct JsonRegion {
-    name: String,
-    capacity: Option<u64>,
-    align: Option<u64>,
+pub struct JsonRegion {
+    /// Its name.
+    pub name: String,
+    /// Bytes available; `None`: unbounded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<u64>,
+    /// The default alignment of its buffers, in bytes; `None`: 16.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub align: Option<u64>,
 }
 
-#[derive(Deserialize)]
+/// A buffer of a [`JsonPlan`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct JsonBuffer {
-    name: String,
-    size: u64,
-    first: u32,
-    last: u32,
-    region: Option<String>,
-    align: Option<u64>,
-    offset: Option<u64>,
+pub struct JsonBuffer {
+    /// Its name.
+    pub name: String,
+    /// Bytes.
+    pub size: u64,
+    /// First step live.
+    pub first: u32,
+    /// Last step live, inclusive.
+    pub last: u32,
+    /// Its region's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    /// Alignment of its offset, in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub align: Option<u64>,
+    /// Its offset in its region, in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
 }
 
 /// The same document, read again for where each region and buffer object starts.
@@ -111,7 +135,7 @@ pub fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
             message: text.strip_suffix(&suffix).unwrap_or(&text).to_string(),
         }
     };
-    let doc: Doc = serde_json::from_str(text).map_err(serde_error)?;
+    let doc: JsonPlan = serde_json::from_str(text).map_err(serde_error)?;
     let places: Places<'_> = serde_json::from_str(text).map_err(serde_error)?;
     let at = |raw: Option<&&RawValue>, message: String| {
         let offset = raw.map_or(0, |r| r.get().as_ptr() as usize - text.as_ptr() as usize);

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args as ClapArgs;
-use memplan_lang::{Diagnostic, Env, check, source};
+use memplan_lang::{Diagnostic, Env, check};
 use memplan_planner::files::{PlanFile, read_any};
 use memplan_planner::{Placed, Problem};
 
@@ -62,10 +62,7 @@ pub fn run(args: Args) -> Result<bool, String> {
 /// (printed on stderr), `Err` when the file cannot be read.
 fn check_source(file: &Path, out_dir: Option<&Path>) -> Result<bool, String> {
     let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let invocations = source::invocations(&text).map_err(|e| format!("{}: {e}", file.display()))?;
-    if invocations.is_empty() {
-        return Err(format!("{}: no memory_plan! invocation", file.display()));
-    }
+    let invocations = crate::input::invocations(file, &text)?;
     let env = Env {
         base_dir: Some(base_dir(file)),
         out_dir: out_dir.map(Path::to_path_buf),

@@ -49,6 +49,29 @@ pub fn load(
     }
 }
 
+/// The `memory_plan!` invocations of `text`, the source of `path`.
+///
+/// # Errors
+///
+/// The text is not Rust tokens (the lexer's message at `FILE:LINE:COLUMN`), or has no
+/// invocation.
+pub fn invocations(path: &Path, text: &str) -> Result<Vec<source::Invocation>, String> {
+    if let Err(e) = text.parse::<proc_macro2::TokenStream>() {
+        let at = e.span().start();
+        return Err(format!(
+            "{}:{}:{}: not Rust tokens: {e}",
+            path.display(),
+            at.line,
+            at.column + 1
+        ));
+    }
+    let found = source::invocations(text).map_err(|e| format!("{}: {e}", path.display()))?;
+    if found.is_empty() {
+        return Err(format!("{}: no memory_plan! invocation", path.display()));
+    }
+    Ok(found)
+}
+
 /// The folder a relative path inside `file` resolves against.
 pub fn base_dir(file: &Path) -> std::path::PathBuf {
     match file.parent() {
@@ -65,10 +88,7 @@ fn load_rust(path: &Path, args: &ProblemArgs, show: bool) -> Result<Option<Loade
         ));
     }
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let invocations = source::invocations(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    if invocations.is_empty() {
-        return Err(format!("{}: no memory_plan! invocation", path.display()));
-    }
+    let invocations = invocations(path, &text)?;
     let env = Env {
         base_dir: Some(base_dir(path)),
         out_dir: args.out_dir.clone(),

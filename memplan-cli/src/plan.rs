@@ -102,7 +102,8 @@ fn region_text(s: &mut String, p: &Planned, r: usize, st: &RegionStats, top: usi
         ("planned", format!("{} bytes", rp.planned_bytes)),
         ("lower bound", format!("{} bytes (the most bytes live at one step)", rp.lower_bound)),
         ("planned / bound", format!("{ratio} (waste {} bytes)", st.waste)),
-        ("alignment", format!("{} bytes; padding {} bytes", rp.align, st.padding)),
+        ("alignment", format!("{} bytes", rp.align)),
+        ("padding", format!("{} bytes (kept empty below buffers by their alignment)", st.padding)),
         ("proven optimal", if rp.proven_optimal { "yes" } else { "no" }.to_string()),
         ("search nodes", match (p.given, p.plan.strategy.nodes()) {
             (false, Some(budget)) => format!("{} (budget {budget})", rp.search_nodes),

@@ -101,7 +101,6 @@ fn a_file_that_is_not_rust_source_is_read_as_a_plan_file() {
         .expect("the memplan binary runs");
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .starts_with("error: no-such-plan.csv: cannot read: ")
+        String::from_utf8_lossy(&out.stderr).starts_with("error: no-such-plan.csv: cannot read: ")
     );
 }

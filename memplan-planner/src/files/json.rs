@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::FileError;
-use super::plan_file::{FileBuffer, FileRegion, Format, PlanFile};
+use super::plan_file::{FileBuffer, FileRegion, Format, PlanFile, line_column};
 use crate::problem::{Lifetime, MAX_ALIGN};
 
 /// A JSON plan file, as read and as written (`serde`): the schema above.
@@ -106,14 +106,6 @@ struct Places<'a> {
     regions: Vec<&'a RawValue>,
     #[serde(borrow)]
     buffers: Vec<&'a RawValue>,
-}
-
-/// The 1-based line and column (in characters) of byte `offset` of `text`.
-fn line_column(text: &str, offset: usize) -> (u64, u64) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() as u64 + 1;
-    let start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line, before[start..].chars().count() as u64 + 1)
 }
 
 /// Parses a JSON plan file's text. `file` names it in errors.

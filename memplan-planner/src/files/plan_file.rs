@@ -242,9 +242,28 @@ fn parse_json(_: &str, file: &str) -> Result<PlanFile, FileError> {
 /// As [`parse_any`], and a [`FileError`] when the file cannot be read.
 pub fn read_any(path: &Path) -> Result<PlanFile, FileError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
+    let bytes = std::fs::read(path)
         .map_err(|e| FileError::at_line(&file, None, format!("cannot read: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let text = String::from_utf8_lossy(&e.as_bytes()[..valid]).into_owned();
+        let (line, column) = line_column(&text, valid);
+        FileError {
+            file: file.clone(),
+            line: Some(line),
+            column: Some(column),
+            message: "the file is not UTF-8 text here".to_string(),
+        }
+    })?;
     parse_any(&text, &file)
+}
+
+/// The 1-based line and column (in characters) of byte `offset` of `text`.
+pub(super) fn line_column(text: &str, offset: usize) -> (u64, u64) {
+    let before = text.get(..offset.min(text.len())).unwrap_or(text);
+    let line = before.matches('\n').count() as u64 + 1;
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[start..].chars().count() as u64 + 1)
 }
 
 impl PlanFile {

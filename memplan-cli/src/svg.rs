@@ -33,6 +33,10 @@ pub struct Args {
     /// Where the offsets come from.
     #[arg(long, value_enum, default_value_t)]
     pub offsets: Offsets,
+    /// Give every run of steps with the same live buffers the same width, instead of every
+    /// step (for plans whose steps are mostly quiet: the ticks still name steps).
+    #[arg(long)]
+    pub compact: bool,
 }
 
 /// The plot area of a panel, in pixels.
@@ -64,7 +68,7 @@ pub fn run(args: Args) -> Result<bool, String> {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
     );
     for (k, (p, r)) in panels.iter().enumerate() {
-        panel(&mut s, p, *r, k as f64 * panel_h);
+        panel(&mut s, p, *r, k as f64 * panel_h, args.compact);
     }
     s.push_str("</svg>\n");
     std::fs::write(&args.output, s).map_err(|e| format!("{}: {e}", args.output.display()))?;
@@ -136,14 +140,69 @@ fn bytes_label(v: f64) -> String {
     format!("{v}")
 }
 
+/// Where steps go on x: linearly, or (compact) each run between two consecutive
+/// boundaries (a step where some buffer starts, or one past where one ends) the same width.
+struct TimeAxis {
+    /// The boundaries, sorted: `0` and one past the last step included.
+    bounds: Vec<f64>,
+    compact: bool,
+}
+
+impl TimeAxis {
+    fn new(p: &Planned, members: &[usize], compact: bool) -> TimeAxis {
+        let mut bounds = vec![0.0];
+        for &i in members {
+            let l = p.problem.buffers[i].lifetime;
+            bounds.push(f64::from(l.first));
+            bounds.push(f64::from(l.last) + 1.0);
+        }
+        bounds.sort_by(f64::total_cmp);
+        bounds.dedup();
+        if bounds.len() == 1 {
+            bounds.push(1.0);
+        }
+        TimeAxis { bounds, compact }
+    }
+
+    /// One past the last step.
+    fn end(&self) -> f64 {
+        self.bounds[self.bounds.len() - 1]
+    }
+
+    /// The x of step `t` (its left edge), from 0 to [`PLOT_W`].
+    fn x(&self, t: f64) -> f64 {
+        if !self.compact {
+            return t * PLOT_W / self.end();
+        }
+        let k = self.bounds.partition_point(|&b| b <= t).clamp(1, self.bounds.len() - 1);
+        let (lo, hi) = (self.bounds[k - 1], self.bounds[k]);
+        let sections = (self.bounds.len() - 1) as f64;
+        ((k - 1) as f64 + ((t - lo) / (hi - lo)).clamp(0.0, 1.0)) * PLOT_W / sections
+    }
+
+    /// The steps to tick: multiples of a round step, or (compact) about ten boundaries.
+    fn ticks(&self) -> Vec<f64> {
+        if self.compact {
+            let n = self.bounds.len();
+            let every = n.div_ceil(10).max(1);
+            return (0..n).step_by(every).map(|k| self.bounds[k]).collect();
+        }
+        let step = tick_step(self.end(), 10.0, false);
+        (0..)
+            .map(|k| f64::from(k) * step)
+            .take_while(|&t| t <= self.end())
+            .collect()
+    }
+}
+
 /// Draws region `r` of `p` with its top at `y0`.
-fn panel(s: &mut String, p: &Planned, r: usize, y0: f64) {
+fn panel(s: &mut String, p: &Planned, r: usize, y0: f64, compact: bool) {
     let rp = &p.plan.regions[r];
     let members = p.in_region(r);
     let buffers = &p.problem.buffers;
-    let steps = members.iter().map(|&i| u64::from(buffers[i].lifetime.last) + 1).max().unwrap_or(1);
+    let time = TimeAxis::new(p, &members, compact);
     let top = rp.planned_bytes.max(rp.lower_bound).max(1) as f64 * 1.05;
-    let (sx, sy) = (PLOT_W / steps as f64, PLOT_H / top);
+    let sy = PLOT_H / top;
     let (px, py) = (LEFT, y0 + TOP);
     let y_of = |bytes: f64| py + PLOT_H - bytes * sy;
     let name = &p.problem.regions[r].name;
@@ -157,12 +216,13 @@ fn panel(s: &mut String, p: &Planned, r: usize, y0: f64) {
         ))
     );
     let _ = writeln!(s, "<rect x=\"{px}\" y=\"{py}\" width=\"{PLOT_W}\" height=\"{PLOT_H}\" fill=\"#f7f7f7\" stroke=\"#888\"/>");
-    axes(s, (px, py), steps as f64, top, (sx, sy));
+    axes(s, (px, py), &time, top, sy);
     for &i in &members {
         let b = &buffers[i];
         let off = p.plan.buffers[i].offset as f64;
-        let x = px + f64::from(b.lifetime.first) * sx;
-        let w = (b.lifetime.len() as f64 * sx).max(MIN_PX);
+        let (first, end) = (f64::from(b.lifetime.first), f64::from(b.lifetime.last) + 1.0);
+        let x = px + time.x(first);
+        let w = (time.x(end) - time.x(first)).max(MIN_PX);
         let h = (b.size as f64 * sy).max(MIN_PX);
         let y = y_of(off + b.size as f64).min(y_of(off) - MIN_PX);
         let (fill, stroke) = if b.size == 0 { ("#000000".to_string(), "#000") } else { (color(i), "#fff") };
@@ -189,7 +249,7 @@ fn panel(s: &mut String, p: &Planned, r: usize, y0: f64) {
     line(s, rp.planned_bytes, "#c00000", "none", format!("planned {}", bytes_label(rp.planned_bytes as f64)), -4.0);
     line(s, rp.lower_bound, "#0050c0", "6 3", format!("lower bound {}", bytes_label(rp.lower_bound as f64)), 14.0);
     if let Some(t) = rp.peak_step {
-        let x = px + (f64::from(t) + 0.5) * sx;
+        let x = px + (time.x(f64::from(t)) + time.x(f64::from(t) + 1.0)) / 2.0;
         let _ = writeln!(
             s,
             "<line x1=\"{x:.2}\" y1=\"{py}\" x2=\"{x:.2}\" y2=\"{}\" stroke=\"#0050c0\" stroke-width=\"1\" stroke-dasharray=\"2 3\"/><text x=\"{x:.2}\" y=\"{}\" fill=\"#0050c0\" text-anchor=\"middle\">peak step {t}</text>",
@@ -201,11 +261,9 @@ fn panel(s: &mut String, p: &Planned, r: usize, y0: f64) {
 }
 
 /// Ticks and labels: steps below the plot, bytes left of it.
-fn axes(s: &mut String, (px, py): (f64, f64), steps: f64, top: f64, (sx, sy): (f64, f64)) {
-    let step = tick_step(steps, 10.0, false);
-    let mut t = 0.0;
-    while t <= steps {
-        let x = px + t * sx;
+fn axes(s: &mut String, (px, py): (f64, f64), time: &TimeAxis, top: f64, sy: f64) {
+    for t in time.ticks() {
+        let x = px + time.x(t);
         let _ = writeln!(
             s,
             "<line x1=\"{x:.2}\" y1=\"{}\" x2=\"{x:.2}\" y2=\"{}\" stroke=\"#888\"/><text x=\"{x:.2}\" y=\"{}\" text-anchor=\"middle\">{t}</text>",
@@ -213,11 +271,15 @@ fn axes(s: &mut String, (px, py): (f64, f64), steps: f64, top: f64, (sx, sy): (f
             py + PLOT_H + 5.0,
             py + PLOT_H + 18.0
         );
-        t += step;
     }
+    let label = if time.compact {
+        "step (each run of steps with the same live buffers the same width)"
+    } else {
+        "step"
+    };
     let _ = writeln!(
         s,
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">step</text>",
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{label}</text>",
         px + PLOT_W / 2.0,
         py + PLOT_H + 36.0
     );

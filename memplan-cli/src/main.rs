@@ -9,7 +9,7 @@
 //! memplan emit model.csv --name model    # a memory_plan! invocation of the plan
 //! ```
 //!
-//! Each command is a module with its `Args` (clap) and `run`; [`commands!`] makes the
+//! Each command is a module with its `Args` (clap) and `run`; `commands!` makes the
 //! subcommand enum and the dispatch from one line per command.
 
 use std::process::ExitCode;

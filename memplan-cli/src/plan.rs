@@ -124,10 +124,11 @@ fn region_text(s: &mut String, p: &Planned, r: usize, st: &RegionStats, top: usi
     };
     let _ = writeln!(
         s,
-        "  {:<16} step {step}: {} bytes in {} live buffers; the largest:",
+        "  {:<16} step {step}: {} bytes in {} live buffer{}; the largest:",
         "peak",
         rp.lower_bound,
-        st.at_peak.len()
+        st.at_peak.len(),
+        if st.at_peak.len() == 1 { "" } else { "s" }
     );
     let shown = &st.at_peak[..top.min(st.at_peak.len())];
     let width = shown.iter().map(|&i| p.problem.buffers[i].name.len()).max().unwrap_or(0);

@@ -14,7 +14,7 @@
 //!   declarations;
 //! - [`emit`]: typed ids, the buffer table, static arenas, the manager.
 //!
-//! And back: [`write`] turns a planning problem and its plan into the text of an
+//! And back: [`write`](mod@write) turns a planning problem and its plan into the text of an
 //! invocation, for code generators.
 //!
 //! Nothing here panics on any input: every bad input becomes a [`Diagnostic`] spanned on

@@ -14,7 +14,7 @@ use memplan_planner::{Placed, Problem};
 
 use crate::given;
 use crate::input::{base_dir, is_rust};
-use crate::options::parse_size;
+use crate::options::{parse_align, parse_size};
 use crate::sweep::{self, Extent};
 
 /// Check FILE: a Rust source file's memory_plan! invocations, or a plan's offsets.
@@ -36,7 +36,7 @@ pub struct Args {
     pub file: PathBuf,
     /// Plan files: the alignment every offset must be a multiple of, in bytes, for buffers
     /// whose JSON plan gives none (their own `align` or their region's).
-    #[arg(long, value_name = "N", default_value = "16", value_parser = parse_size)]
+    #[arg(long, value_name = "N", default_value = "16", value_parser = parse_align)]
     pub align: u64,
     /// Plan files: the capacity of every region, in bytes. Default: a JSON region's
     /// `capacity`, else unbounded.

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use memplan_planner::{DEFAULT_REGION_ALIGN, Region, Strategy};
+use memplan_planner::{DEFAULT_REGION_ALIGN, MAX_ALIGN, Region, Strategy};
 
 /// How a plan file becomes a planning problem, and how it is planned.
 #[derive(Args, Debug, Clone, Default)]
@@ -19,7 +19,7 @@ pub struct ProblemArgs {
     pub capacity: Option<u64>,
     /// The alignment, in bytes, of the one region of a CSV file (or of a JSON file without
     /// regions). Default: 16 for ExecuTorch and placed CSV, 1 for MiniMalloc CSV.
-    #[arg(long, value_name = "N", value_parser = parse_size)]
+    #[arg(long, value_name = "N", value_parser = parse_align)]
     pub align: Option<u64>,
     /// Plan into these regions instead, in memory-id order: NAME:SIZE or NAME:SIZE:ALIGN
     /// (default alignment 16). Repeat for several; with more than one, buffers that name
@@ -85,6 +85,18 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{text}` is more than 2^64 - 1 bytes"))
 }
 
+/// An alignment: a power of two, at most [`MAX_ALIGN`] bytes.
+pub fn parse_align(text: &str) -> Result<u64, String> {
+    let a = parse_size(text)?;
+    if a.is_power_of_two() && a <= MAX_ALIGN {
+        Ok(a)
+    } else {
+        Err(format!(
+            "alignment {a} is not a power of two at most {MAX_ALIGN}"
+        ))
+    }
+}
+
 /// `NAME:SIZE` or `NAME:SIZE:ALIGN`.
 fn parse_region(text: &str) -> Result<Region, String> {
     let mut parts = text.split(':');
@@ -103,7 +115,7 @@ fn parse_region(text: &str) -> Result<Region, String> {
         name: name.to_string(),
         capacity: parse_size(size)?,
         align: match align {
-            Some(a) => parse_size(a)?,
+            Some(a) => parse_align(a)?,
             None => DEFAULT_REGION_ALIGN,
         },
     })
@@ -132,5 +144,9 @@ mod tests {
         assert_eq!(parse_region("tcm:16").map(|r| r.align), Ok(16));
         assert!(parse_region("tcm").is_err());
         assert!(parse_region(":16").is_err());
+        assert!(parse_region("tcm:16:24").is_err());
+        assert_eq!(parse_align("64"), Ok(64));
+        assert!(parse_align("0").is_err());
+        assert!(parse_align("131072").is_err());
     }
 }

@@ -73,6 +73,9 @@ inspected=$("$MEMPLAN" inspect "$ELF")
 echo "$inspected"
 checked=$(cd "$FW" && "$MEMPLAN" check src/lib.rs)
 [ "$inspected" = "$checked" ] || { echo "$checked"; fail "memplan inspect and memplan check disagree"; }
+"$MEMPLAN" inspect "$ELF" --svg "$CARGO_TARGET_DIR/digits.svg" >/dev/null
+rects=$(grep -o '<rect id="buf-' "$CARGO_TARGET_DIR/digits.svg" | wc -l)
+[ "$rects" = 7 ] || fail "the map drawn from the ELF has $rects buffer rectangles, not the plan's 7"
 
 step "check: memplan linker prints the fragment the build script wrote"
 fragment=$(ls -t "$CARGO_TARGET_DIR"/thumbv7em-none-eabihf/release/build/memplan-firmware-*/out/memplan.x | head -n1)

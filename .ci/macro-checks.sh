@@ -21,3 +21,11 @@ if ! grep -q "memplan: the plan needs more bytes than the target's address space
   echo "FAIL: the 32-bit build failed without memplan's message:"; echo "$out"; exit 1
 fi
 echo "ok: the 32-bit build fails with: memplan: the plan needs more bytes than the target's address space"
+
+echo "-- the macro builds without serde: JSON plan files are memplan-planner's optional feature"
+for tree in "cargo tree -p memplan-macros -e normal" "cargo tree --manifest-path tests/cross-lib/Cargo.toml -e normal"; do
+  if $tree | grep -E " (serde|serde_derive|serde_json) v"; then
+    echo "FAIL: \`$tree\` has serde"; exit 1
+  fi
+done
+echo "ok: no serde, serde_derive or serde_json under memory_plan! (csv's serde_core only)"

@@ -58,11 +58,8 @@ pub const ROOM: u64 = u64::MAX / 4;
 /// The file cannot be read, or a row is malformed (file and line named).
 pub fn read(path: &Path, label: String) -> Result<Option<Input>, FileError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| FileError {
-        file: file.clone(),
-        line: None,
-        message: format!("cannot read: {e}"),
-    })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| FileError::at_line(&file, None, format!("cannot read: {e}")))?;
     let Some(format) = detect(text.lines().next().unwrap_or("")) else {
         return Ok(None);
     };

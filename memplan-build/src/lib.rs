@@ -1,6 +1,7 @@
 //! The build-script side of memplan: the linker fragment that places the arenas of
 //! `memory_plan!` regions (and pools) declared with `memory M` in MEMORY region `M` of the
-//! firmware's `memory.x`.
+//! firmware's `memory.x`; and generated source from a plan file ([`PlanFile`]), as an ML
+//! compiler's generated project would have its build script write it.
 //!
 //! ```toml
 //! [build-dependencies]
@@ -41,6 +42,11 @@ use std::path::{Path, PathBuf};
 
 use memplan_lang::linker;
 
+mod generate;
+
+pub use generate::{Generated, PlanFile};
+pub use memplan_planner::{Region, Strategy};
+
 /// What can stop the fragment from being written.
 #[derive(Debug)]
 pub enum Error {
@@ -53,7 +59,14 @@ pub enum Error {
         /// Why.
         message: String,
     },
-    /// The fragment cannot be written.
+    /// A plan file cannot be read or planned ([`PlanFile`]).
+    Plan {
+        /// The file.
+        file: PathBuf,
+        /// Why: the reader's message (with line and column) or the planner's errors.
+        message: String,
+    },
+    /// The fragment (or generated source) cannot be written.
     Write {
         /// The file.
         file: PathBuf,
@@ -69,7 +82,9 @@ impl fmt::Display for Error {
                 f,
                 "memplan-build: {var} is not set: call it from a build script (build.rs), which Cargo runs"
             ),
-            Error::Source { file, message } | Error::Write { file, message } => {
+            Error::Source { file, message }
+            | Error::Plan { file, message }
+            | Error::Write { file, message } => {
                 write!(f, "memplan-build: {}: {message}", file.display())
             }
         }

@@ -1,35 +1,70 @@
-//! `memplan check FILE.rs`: every `memory_plan!` invocation of a Rust source file, through
-//! the macro's front end: its errors as the compiler would print them, or its report.
+//! `memplan check FILE`. For a `.rs` file (by its extension): every `memory_plan!`
+//! invocation, through the macro's front end: its errors as the compiler would print them,
+//! or its report. For a plan file that gives offsets (an ExecuTorch export, a placed CSV,
+//! a JSON plan with every `offset`): every pair of buffers live at a common step that share
+//! bytes ([`crate::sweep`]), every misaligned offset and every buffer out of bounds, each
+//! naming the buffers, their lines, steps and byte ranges.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use memplan_lang::{Diagnostic, Env, check, source};
+use clap::Args as ClapArgs;
+use memplan_lang::{Diagnostic, Env, check};
+use memplan_planner::files::{PlanFile, read_any};
+use memplan_planner::{Placed, Problem};
+
+use crate::given;
+use crate::input::{base_dir, is_rust};
+use crate::options::{parse_align, parse_size};
+use crate::sweep::{self, Extent};
+
+/// Check FILE: a Rust source file's memory_plan! invocations, or a plan's offsets.
+///
+/// FILE ending in `.rs` is Rust source: every memory_plan! invocation in it is checked
+/// with the macro's own messages (FILE:LINE:COLUMN) and each plan's report is printed.
+/// Plan files named by an invocation are read relative to FILE, as the macro reads them.
+///
+/// Any other FILE is a plan that gives offsets, told apart by its content: an ExecuTorch
+/// plan export (checked per mem_id), a placed CSV (name,offset,size,first,last, as
+/// memplan-bench --write-plans writes), or a JSON plan whose every buffer has an offset.
+/// Reported: every pair of buffers live at a common step that share bytes, every offset
+/// that is not a multiple of the alignment, every buffer past the capacity.
+///
+/// Exit status: 0 when nothing is wrong, 1 when anything is, 2 when FILE cannot be read.
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// The Rust source file (.rs) or plan file.
+    pub file: PathBuf,
+    /// Plan files: the alignment every offset must be a multiple of, in bytes, for buffers
+    /// whose JSON plan gives none (their own `align` or their region's).
+    #[arg(long, value_name = "N", default_value = "16", value_parser = parse_align)]
+    pub align: u64,
+    /// Plan files: the capacity of every region, in bytes. Default: a JSON region's
+    /// `capacity`, else unbounded.
+    #[arg(long, value_name = "BYTES", value_parser = parse_size)]
+    pub capacity: Option<u64>,
+    /// .rs files: where `buffers ... from out_dir "..."` files are (the crate's OUT_DIR);
+    /// default: the OUT_DIR environment variable.
+    #[arg(long, value_name = "DIR", env = "OUT_DIR")]
+    pub out_dir: Option<PathBuf>,
+}
+
+/// Runs `memplan check`.
+pub fn run(args: Args) -> Result<bool, String> {
+    if is_rust(&args.file) {
+        check_source(&args.file, args.out_dir.as_deref())
+    } else {
+        let file = read_any(&args.file).map_err(|e| e.to_string())?;
+        check_offsets(&file, args.capacity, args.align)
+    }
+}
 
 /// Checks `file`; `Ok(true)` when every invocation plans, `Ok(false)` when any has errors
 /// (printed on stderr), `Err` when the file cannot be read.
-pub fn run(file: &Path, out_dir: Option<&Path>) -> Result<bool, String> {
-    if file.extension().and_then(|e| e.to_str()) != Some("rs") {
-        return Err(format!(
-            "{}: `memplan check` reads a Rust source file (.rs) and checks its memory_plan! invocations",
-            file.display()
-        ));
-    }
+fn check_source(file: &Path, out_dir: Option<&Path>) -> Result<bool, String> {
     let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let invocations = source::invocations(&text).map_err(|e| format!("{}: {e}", file.display()))?;
-    if invocations.is_empty() {
-        return Err(format!("{}: no memory_plan! invocation", file.display()));
-    }
+    let invocations = crate::input::invocations(file, &text)?;
     let env = Env {
-        base_dir: file
-            .parent()
-            .map(|d| {
-                if d.as_os_str().is_empty() {
-                    Path::new(".")
-                } else {
-                    d
-                }
-            })
-            .map(Path::to_path_buf),
+        base_dir: Some(base_dir(file)),
         out_dir: out_dir.map(Path::to_path_buf),
         package: None,
         canary: false,
@@ -50,7 +85,7 @@ pub fn run(file: &Path, out_dir: Option<&Path>) -> Result<bool, String> {
 
 /// A diagnostic as rustc prints one: `error: MESSAGE` (later lines of the message
 /// indented under the first), then ` --> FILE:LINE:COLUMN` (1-based, as rustc counts).
-fn render(file: &Path, d: &Diagnostic) -> String {
+pub fn render(file: &Path, d: &Diagnostic) -> String {
     let start = d.span.first.start();
     let mut lines = d.message.lines();
     let mut out = format!("error: {}", lines.next().unwrap_or(""));
@@ -65,4 +100,122 @@ fn render(file: &Path, d: &Diagnostic) -> String {
         start.column + 1
     ));
     out
+}
+
+/// Checks the offsets of `file`, printing every finding and a summary on stdout.
+fn check_offsets(file: &PlanFile, capacity: Option<u64>, align: u64) -> Result<bool, String> {
+    let (problem, placed, ids) =
+        given::layout(file, capacity, Some(align)).map_err(|e| e.to_string())?;
+    let mut findings: Vec<String> = Vec::new();
+    let (mut overlaps, mut misaligned, mut outside) = (0, 0, 0);
+    let several = problem.regions.len() > 1;
+    for (r, id) in ids.iter().enumerate() {
+        let members: Vec<usize> = (0..placed.len()).filter(|&i| placed[i].region == r).collect();
+        let place = if several {
+            format!(" in memory id {id}")
+        } else {
+            String::new()
+        };
+        let shown = Shown { file, problem: &problem, placed: &placed };
+        let extents: Vec<Extent> = members.iter().map(|&i| shown.extent(i)).collect();
+        for (a, b) in sweep::overlaps(&extents) {
+            overlaps += 1;
+            findings.push(shown.overlap(members[a], members[b], &place));
+        }
+        for &i in &members {
+            let b = &problem.buffers[i];
+            let a = problem.effective_align(b, r);
+            if placed[i].offset % a != 0 {
+                misaligned += 1;
+                findings.push(format!(
+                    "{}: buffer {} at offset {} is not a multiple of its alignment, {a} bytes{place}",
+                    shown.at(i), shown.describe(i), placed[i].offset
+                ));
+            }
+            let cap = problem.regions[r].capacity;
+            let end = u128::from(placed[i].offset) + u128::from(b.size);
+            if end > u128::from(cap) {
+                outside += 1;
+                findings.push(format!(
+                    "{}: buffer {} ends at byte {end}, past the capacity of {cap} bytes{place} (over by {})",
+                    shown.at(i), shown.describe(i), end - u128::from(cap)
+                ));
+            }
+        }
+    }
+    for f in &findings {
+        println!("{f}");
+    }
+    let count = |n: usize, one: &str, many: &str| match n {
+        0 => format!("no {one}"),
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    };
+    println!(
+        "{}: {} buffers in {} memory id{}: {}, {}, {}",
+        file.file,
+        problem.buffers.len(),
+        problem.regions.len(),
+        if several { "s" } else { "" },
+        count(overlaps, "overlapping pair", "overlapping pairs"),
+        count(misaligned, "misaligned offset", "misaligned offsets"),
+        count(outside, "buffer out of bounds", "buffers out of bounds"),
+    );
+    Ok(findings.is_empty())
+}
+
+/// How findings name buffers.
+struct Shown<'a> {
+    file: &'a PlanFile,
+    problem: &'a Problem,
+    placed: &'a [Placed],
+}
+
+impl Shown<'_> {
+    fn extent(&self, i: usize) -> Extent {
+        let b = &self.problem.buffers[i];
+        Extent {
+            offset: self.placed[i].offset,
+            size: b.size,
+            first: b.lifetime.first,
+            last: b.lifetime.last,
+        }
+    }
+
+    /// `FILE:LINE` of buffer `i`.
+    fn at(&self, i: usize) -> String {
+        format!("{}:{}", self.file.file, self.file.buffers[i].line)
+    }
+
+    /// `` `a` (bytes 0..768, live 0..=3) ``.
+    fn describe(&self, i: usize) -> String {
+        self.describe_at(i, "")
+    }
+
+    /// [`Shown::describe`] with `before` inside the parentheses.
+    fn describe_at(&self, i: usize, before: &str) -> String {
+        let e = self.extent(i);
+        format!(
+            "`{}` ({before}bytes {}..{}, live {}..={})",
+            self.problem.buffers[i].name,
+            e.offset,
+            u128::from(e.offset) + u128::from(e.size),
+            e.first,
+            e.last
+        )
+    }
+
+    fn overlap(&self, a: usize, b: usize, place: &str) -> String {
+        let (x, y) = (self.extent(a), self.extent(b));
+        format!(
+            "{}: buffers {} and {} overlap{place}: bytes {}..{} are used by both at steps {}..={}",
+            self.at(a),
+            self.describe(a),
+            self.describe_at(b, &format!("line {}: ", self.file.buffers[b].line)),
+            x.offset.max(y.offset),
+            x.end().min(y.end()),
+            x.first.max(y.first),
+            x.last.min(y.last)
+        )
+    }
 }

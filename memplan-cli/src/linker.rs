@@ -3,20 +3,47 @@
 
 use std::path::{Path, PathBuf};
 
+use clap::Args as ClapArgs;
 use memplan_lang::linker;
 
-/// Prints (or writes to `out`) the fragment of the `memory_plan!` invocations in `files`,
-/// whose section names use `package` (default: the `[package]` name of the nearest
-/// `Cargo.toml` above the first file). `Ok(false)` when an invocation has errors (it is
-/// left out of the fragment; `memplan check` prints them).
-pub fn run(
-    files: &[PathBuf],
-    package: Option<&str>,
-    out_dir: Option<&Path>,
-    out: Option<&Path>,
-) -> Result<bool, String> {
+/// Print the linker fragment of the memory_plan! invocations in Rust source files.
+///
+/// The fragment is the one `memplan_build::linker_fragment` writes from a build script (for
+/// firmware built without one): a NOLOAD output section per arena placed with `memory M`,
+/// in MEMORY region M, and an ASSERT that it fits. Pass it to the linker after
+/// cortex-m-rt's link.x (-Tlink.x -Tmemplan.x), or INCLUDE it at the end of memory.x.
+///
+/// Exit status: 0 when every invocation plans, 1 when one has errors (it is left out of the
+/// fragment; `memplan check` prints them), 2 when a file cannot be read.
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// The Rust source files (.rs), in the order the fragment lists them.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// The package the files belong to (part of every section name); default: the
+    /// `[package]` name of the nearest Cargo.toml above the first file.
+    #[arg(long)]
+    pub package: Option<String>,
+    /// Where `buffers ... from out_dir "..."` files are; default: the OUT_DIR environment
+    /// variable.
+    #[arg(long, value_name = "DIR", env = "OUT_DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// Write the fragment to this file instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Runs `memplan linker`.
+pub fn run(args: Args) -> Result<bool, String> {
+    let Args {
+        files,
+        package,
+        out_dir,
+        output,
+    } = args;
+    let (out_dir, out) = (out_dir.as_deref(), output.as_deref());
     let package = match package {
-        Some(p) => p.to_string(),
+        Some(p) => p,
         None => package_of(&files[0])?,
     };
     let labelled: Vec<(PathBuf, String)> = files

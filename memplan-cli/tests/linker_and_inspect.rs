@@ -162,6 +162,28 @@ fn inspect_prints_the_report_memplan_check_prints_from_the_source() {
     );
     let expected = format!("{report}{}", report.replace("`fw_plan`", "`fw_plan_2`"));
     assert_eq!(text(&out.stdout), expected);
+
+    // The map and the trace drawn from the ELF: a panel per plan's region, a rectangle per
+    // buffer; a trace event per buffer and step it is live (2 + 2 + 1, twice).
+    let (map, trace) = (dir.join("map.svg"), dir.join("trace.json"));
+    let out = memplan(&[
+        "inspect".as_ref(),
+        elf.as_os_str(),
+        "--svg".as_ref(),
+        map.as_os_str(),
+        "--trace".as_ref(),
+        trace.as_os_str(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let map = std::fs::read_to_string(map).unwrap();
+    assert_eq!(map.matches("<rect id=\"buf-").count(), 6, "{map}");
+    let trace: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
+    let events = trace["traceEvents"].as_array().unwrap();
+    let allocations: Vec<_> = events.iter().filter(|e| e["ph"] == "X").collect();
+    assert_eq!(allocations.len(), 10);
+    let b = allocations.iter().find(|e| e["name"] == "b").unwrap();
+    assert_eq!((b["ts"].as_u64(), b["dur"].as_u64()), (Some(48), Some(24)));
 }
 
 #[test]

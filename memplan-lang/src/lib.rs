@@ -14,6 +14,9 @@
 //!   declarations;
 //! - [`emit`]: typed ids, the buffer table, static arenas, the manager.
 //!
+//! And back: [`write`](mod@write) turns a planning problem and its plan into the text of an
+//! invocation, for code generators.
+//!
 //! Nothing here panics on any input: every bad input becomes a [`Diagnostic`] spanned on
 //! the offending tokens, and all are reported in one pass. With errors, [`expand`] still
 //! emits the typed ids and an inert `take()`, so one mistake does not cascade.
@@ -43,6 +46,7 @@ mod names;
 pub mod parse;
 pub mod plan;
 pub mod source;
+pub mod write;
 
 pub use diag::{Diagnostic, Diagnostics, SpanRange};
 pub use lower::{Env, Model};

@@ -6,12 +6,27 @@
 //! The two layouts are fixed, so their columns are looked up by name in the header and
 //! read field by field (no serde derive: this crate is built inside every firmware build,
 //! through the macro).
+//!
+//! Beside them: [`placed`], a plan with its offsets (`name,offset,size,first,last`, what
+//! `memplan-bench --write-plans` writes); `json` (feature `json`), memplan's own JSON
+//! plan file; and [`PlanFile`], any of the four told apart by content ([`parse_any`]) and
+//! turned into a [`Problem`](crate::Problem) ([`PlanFile::problem`]).
 
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
 
 use crate::problem::{Lifetime, Step};
+
+#[cfg(feature = "json")]
+pub mod json;
+pub mod placed;
+mod plan_file;
+
+pub use plan_file::{
+    FileBuffer, FileRegion, Format, PlanFile, ProblemOptions, UNBOUNDED, detect, parse_any,
+    read_any,
+};
 
 /// One planned tensor of an ExecuTorch plan file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,15 +90,32 @@ pub struct FileError {
     pub file: String,
     /// The 1-based line, when the fault is on one.
     pub line: Option<u64>,
+    /// The 1-based column (in characters) on that line, where the reader knows it (JSON).
+    /// A CSV reader names the field instead, in the message (`column 4 (`size`)`).
+    pub column: Option<u64>,
     /// What is wrong.
     pub message: String,
 }
 
+impl FileError {
+    /// An error at `line` (1-based) of `file`, without a column.
+    pub fn at_line(file: &str, line: Option<u64>, message: impl Into<String>) -> FileError {
+        FileError {
+            file: file.to_string(),
+            line,
+            column: None,
+            message: message.into(),
+        }
+    }
+}
+
 impl fmt::Display for FileError {
+    /// `FILE:LINE:COLUMN: MESSAGE`, `FILE:LINE: MESSAGE` or `FILE: MESSAGE`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(l) => write!(f, "{}:{}: {}", self.file, l, self.message),
-            None => write!(f, "{}: {}", self.file, self.message),
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => write!(f, "{}:{l}:{c}: {}", self.file, self.message),
+            (Some(l), None) => write!(f, "{}:{l}: {}", self.file, self.message),
+            _ => write!(f, "{}: {}", self.file, self.message),
         }
     }
 }
@@ -99,11 +131,7 @@ struct Table {
 
 impl Table {
     fn read(text: &str, file: &str, header: &[&str]) -> Result<Table, FileError> {
-        let err = |line: Option<u64>, message: String| FileError {
-            file: file.to_string(),
-            line,
-            message,
-        };
+        let err = |line: Option<u64>, message: String| FileError::at_line(file, line, message);
         let mut rdr = csv::ReaderBuilder::new()
             .trim(csv::Trim::All)
             .from_reader(text.as_bytes());
@@ -185,11 +213,7 @@ fn parse_rows<T>(
             let fields = Fields { table: &table, rec };
             row(&fields)
                 .map(|r| (*line, r))
-                .map_err(|message| FileError {
-                    file: file.to_string(),
-                    line: Some(*line),
-                    message,
-                })
+                .map_err(|message| FileError::at_line(file, Some(*line), message))
         })
         .collect()
 }
@@ -233,11 +257,7 @@ pub fn parse_executorch(text: &str, file: &str) -> Result<Vec<(u64, ExecutorchRo
     )?;
     let mut seen = std::collections::HashMap::new();
     for (line, r) in &rows {
-        let e = |message: String| FileError {
-            file: file.to_string(),
-            line: Some(*line),
-            message,
-        };
+        let e = |message: String| FileError::at_line(file, Some(*line), message);
         if r.last < r.first {
             return Err(e(format!(
                 "`{}` has an empty lifetime: last {} < first {}",
@@ -264,11 +284,8 @@ pub fn parse_executorch(text: &str, file: &str) -> Result<Vec<(u64, ExecutorchRo
 /// As [`parse_executorch`], and a [`FileError`] when the file cannot be read.
 pub fn read_executorch(path: &Path) -> Result<Vec<(u64, ExecutorchRow)>, FileError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| FileError {
-        file: file.clone(),
-        line: None,
-        message: format!("cannot read: {e}"),
-    })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| FileError::at_line(&file, None, format!("cannot read: {e}")))?;
     parse_executorch(&text, &file)
 }
 
@@ -289,14 +306,14 @@ pub fn parse_minimalloc(text: &str, file: &str) -> Result<Vec<(u64, MinimallocRo
     })?;
     for (line, r) in &rows {
         if r.upper <= r.lower {
-            return Err(FileError {
-                file: file.to_string(),
-                line: Some(*line),
-                message: format!(
+            return Err(FileError::at_line(
+                file,
+                Some(*line),
+                format!(
                     "`{}` has an empty lifetime: upper {} <= lower {}",
                     r.id, r.upper, r.lower
                 ),
-            });
+            ));
         }
     }
     Ok(rows)
@@ -309,11 +326,8 @@ pub fn parse_minimalloc(text: &str, file: &str) -> Result<Vec<(u64, MinimallocRo
 /// As [`parse_minimalloc`], and a [`FileError`] when the file cannot be read.
 pub fn read_minimalloc(path: &Path) -> Result<Vec<(u64, MinimallocRow)>, FileError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| FileError {
-        file: file.clone(),
-        line: None,
-        message: format!("cannot read: {e}"),
-    })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| FileError::at_line(&file, None, format!("cannot read: {e}")))?;
     parse_minimalloc(&text, &file)
 }
 

@@ -1,0 +1,181 @@
+//! Generated source from a plan file: a build script reads a plan file (ExecuTorch,
+//! MiniMalloc or placed CSV, or memplan's JSON, told apart by content), plans it exactly as
+//! `memplan plan` and `memplan emit` do, and writes the `memory_plan!` invocation of the
+//! plan into `OUT_DIR`, which the crate `include!`s. The macro plans the invocation again
+//! at compile time, to the same offsets (the text is checked against the plan before it
+//! is written).
+
+use std::path::{Path, PathBuf};
+
+use memplan_lang::write::{self, WriteOptions};
+use memplan_planner::files::{ProblemOptions, read_any};
+use memplan_planner::{Plan, Problem, Region, Strategy, validate};
+
+use crate::Error;
+
+/// A plan file to plan in a build script, and how: the regions (default: the file's, or
+/// one unbounded region `arena` for a CSV file, written with its planned bytes), the
+/// strategy (default `optimal(nodes = 10000)`), the module's name.
+///
+/// ```no_run
+/// // build.rs
+/// use memplan_build::{PlanFile, Strategy};
+///
+/// fn main() {
+///     PlanFile::new("plans/model.csv", "model")
+///         .region("sram", 512 * 1024, 16)
+///         .strategy(Strategy::BestOf)
+///         .write()
+///         .expect("the model's memory plan");
+/// }
+/// ```
+///
+/// and in the crate: `include!(concat!(env!("OUT_DIR"), "/model.rs"));`, which declares
+/// `mod model` as `memory_plan!` does.
+#[derive(Clone, Debug)]
+pub struct PlanFile {
+    path: PathBuf,
+    module: String,
+    strategy: Strategy,
+    options: ProblemOptions,
+    macro_path: String,
+}
+
+/// What [`PlanFile::write`] wrote.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    /// The file written: `OUT_DIR/MODULE.rs`.
+    pub path: PathBuf,
+    /// The invocation's text.
+    pub text: String,
+    /// The problem planned.
+    pub problem: Problem,
+    /// Its plan: the offsets the macro gives the buffers.
+    pub plan: Plan,
+}
+
+impl PlanFile {
+    /// The plan file at `path` (relative to the package, as Cargo runs build scripts in
+    /// it), to be written as `pub mod MODULE` (a Rust identifier).
+    pub fn new(path: impl AsRef<Path>, module: impl Into<String>) -> PlanFile {
+        PlanFile {
+            path: path.as_ref().to_path_buf(),
+            module: module.into(),
+            strategy: Strategy::default(),
+            options: ProblemOptions::default(),
+            macro_path: "memplan_runtime::memory_plan".to_string(),
+        }
+    }
+
+    /// Plans with `strategy`.
+    pub fn strategy(mut self, strategy: Strategy) -> PlanFile {
+        self.strategy = strategy;
+        self
+    }
+
+    /// Adds a region of `capacity` bytes whose buffers are aligned to `align` bytes (a
+    /// power of two) by default. The regions given replace the file's, in memory-id order;
+    /// with several, buffers that name no region are spilled to the first that can take
+    /// them.
+    pub fn region(mut self, name: impl Into<String>, capacity: u64, align: u64) -> PlanFile {
+        self.options.regions.push(Region {
+            name: name.into(),
+            capacity,
+            align,
+        });
+        self
+    }
+
+    /// The capacity, in bytes, of the one region of a file that declares none.
+    pub fn capacity(mut self, bytes: u64) -> PlanFile {
+        self.options.capacity = Some(bytes);
+        self
+    }
+
+    /// The alignment, in bytes, of the one region of a file that declares none (default:
+    /// 16, or 1 for MiniMalloc CSV).
+    pub fn align(mut self, bytes: u64) -> PlanFile {
+        self.options.align = Some(bytes);
+        self
+    }
+
+    /// The macro's path in the generated text (default `memplan_runtime::memory_plan`),
+    /// for a crate that re-exports it.
+    pub fn macro_path(mut self, path: impl Into<String>) -> PlanFile {
+        self.macro_path = path.into();
+        self
+    }
+
+    /// Reads and plans the file (relative to `CARGO_MANIFEST_DIR` when it is set) and
+    /// returns the invocation's text with the problem and the plan, writing nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Plan`]: the file cannot be read or is malformed (file, line and column),
+    /// the options do not apply to it, it has no plan (the planner's errors, naming
+    /// buffers with their lines), or the module name is not an identifier.
+    pub fn generate(&self) -> Result<(String, Problem, Plan), Error> {
+        let path = match std::env::var_os("CARGO_MANIFEST_DIR") {
+            Some(dir) => PathBuf::from(dir).join(&self.path),
+            None => self.path.clone(),
+        };
+        let err = |message: String| Error::Plan {
+            file: path.clone(),
+            message,
+        };
+        let file = read_any(&path).map_err(|e| err(e.to_string()))?;
+        let problem = file
+            .problem(&self.options)
+            .map_err(|e| err(e.to_string()))?;
+        let plan = memplan_planner::plan(&problem, self.strategy).map_err(|errors| {
+            let words: Vec<String> = errors
+                .iter()
+                .map(|e| e.display(&problem).to_string())
+                .collect();
+            err(words.join("\n"))
+        })?;
+        validate(&problem, &plan).map_err(|v| {
+            err(format!(
+                "internal error: the plan fails memplan's own check ({v}); please report it with the file"
+            ))
+        })?;
+        let stem = path
+            .file_name()
+            .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+        let options = WriteOptions {
+            macro_path: self.macro_path.clone(),
+            module: self.module.clone(),
+            doc: vec![format!(
+                "Planned from `{stem}` ({}, {} buffers) by the build script.",
+                file.format.name(),
+                file.buffers.len()
+            )],
+        };
+        let text = write::invocation(&problem, &plan, &options).map_err(err)?;
+        Ok((text, problem, plan))
+    }
+
+    /// [`PlanFile::generate`], then writes the text to `OUT_DIR/MODULE.rs` and tells Cargo
+    /// to run the build script again when the plan file changes.
+    ///
+    /// # Errors
+    ///
+    /// As [`PlanFile::generate`]; [`Error::NotInBuildScript`] without `OUT_DIR`;
+    /// [`Error::Write`] when the file cannot be written.
+    pub fn write(&self) -> Result<Generated, Error> {
+        let out_dir = std::env::var_os("OUT_DIR").ok_or(Error::NotInBuildScript("OUT_DIR"))?;
+        let (text, problem, plan) = self.generate()?;
+        let path = PathBuf::from(out_dir).join(format!("{}.rs", self.module));
+        std::fs::write(&path, &text).map_err(|e| Error::Write {
+            file: path.clone(),
+            message: e.to_string(),
+        })?;
+        println!("cargo:rerun-if-changed={}", self.path.display());
+        Ok(Generated {
+            path,
+            text,
+            problem,
+            plan,
+        })
+    }
+}

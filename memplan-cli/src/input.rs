@@ -1,0 +1,220 @@
+//! FILE, whatever it is, as plans: a `.rs` file's `memory_plan!` invocations (by the
+//! extension), or a plan file (ExecuTorch, MiniMalloc or placed CSV, or JSON, by its
+//! content), planned or with its own offsets.
+
+use std::path::Path;
+
+use memplan_lang::{Diagnostics, Env, lower, parse, source};
+use memplan_planner::files::{Format, PlanFile, ProblemOptions, read_any};
+
+use crate::check::render;
+use crate::options::{Offsets, ProblemArgs};
+use crate::planned::{self, FileNames, Planned};
+use crate::{given, progress};
+
+/// What FILE holds.
+pub struct Loaded {
+    /// FILE, as given.
+    pub path: String,
+    /// FILE and what it is, for reports: `m.csv (ExecuTorch CSV, 111 buffers)`.
+    pub describe: String,
+    /// The plan file, when FILE is one (not a `.rs` file).
+    pub file: Option<PlanFile>,
+    /// Its plans: one for a plan file, one per invocation for a `.rs` file.
+    pub plans: Vec<Planned>,
+}
+
+/// Whether `path` is read as Rust source (its extension is `.rs`).
+pub fn is_rust(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "rs")
+}
+
+/// Reads and plans FILE. `Ok(None)` when it has errors, which are printed on stderr (as
+/// the macro words them, or the planner's words for a plan file).
+///
+/// # Errors
+///
+/// FILE cannot be read, is malformed (file, line and column), or the options do not apply
+/// to it.
+pub fn load(
+    path: &Path,
+    args: &ProblemArgs,
+    offsets: Offsets,
+    show: bool,
+) -> Result<Option<Loaded>, String> {
+    if is_rust(path) {
+        load_rust(path, args, show)
+    } else {
+        load_file(path, args, offsets, show)
+    }
+}
+
+/// The `memory_plan!` invocations of `text`, the source of `path`.
+///
+/// # Errors
+///
+/// The text is not Rust tokens (the lexer's message at `FILE:LINE:COLUMN`), or has no
+/// invocation.
+pub fn invocations(path: &Path, text: &str) -> Result<Vec<source::Invocation>, String> {
+    if let Err(e) = text.parse::<proc_macro2::TokenStream>() {
+        let at = e.span().start();
+        return Err(format!(
+            "{}:{}:{}: not Rust tokens: {e}",
+            path.display(),
+            at.line,
+            at.column + 1
+        ));
+    }
+    let found = source::invocations(text).map_err(|e| format!("{}: {e}", path.display()))?;
+    if found.is_empty() {
+        return Err(format!("{}: no memory_plan! invocation", path.display()));
+    }
+    Ok(found)
+}
+
+/// The folder a relative path inside `file` resolves against.
+pub fn base_dir(file: &Path) -> std::path::PathBuf {
+    match file.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => Path::new(".").to_path_buf(),
+    }
+}
+
+fn load_rust(path: &Path, args: &ProblemArgs, show: bool) -> Result<Option<Loaded>, String> {
+    if args.capacity.is_some() || args.align.is_some() || !args.regions.is_empty() {
+        return Err(format!(
+            "{}: --capacity, --align and --region apply to plan files; a .rs file declares its regions",
+            path.display()
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let invocations = invocations(path, &text)?;
+    let env = Env {
+        base_dir: Some(base_dir(path)),
+        out_dir: args.out_dir.clone(),
+        package: None,
+        canary: false,
+    };
+    let count = invocations.len();
+    let mut plans = Vec::new();
+    let mut ok = true;
+    for invocation in invocations {
+        let mut diags = Diagnostics::default();
+        let planned = parse::parse(invocation.tokens, &mut diags).and_then(|input| {
+            let mut model = lower::lower(input, &env, &mut diags);
+            if let Some(s) = args.strategy {
+                model.strategy = s;
+            }
+            let label = format!(
+                "planning `{}` ({} buffers)",
+                model.name,
+                model.buffers.len()
+            );
+            let plan = progress::spin(&label, show, || {
+                memplan_lang::plan::plan(&model, &mut diags)
+            })
+            .plan?;
+            let problem = model.problem().0;
+            Some(Planned {
+                title: model.name.to_string(),
+                ids: (0..problem.regions.len() as u64).collect(),
+                problem,
+                plan,
+                given: false,
+                file_bytes: None,
+            })
+        });
+        for d in diags.iter() {
+            eprint!("{}", render(path, d));
+            ok = false;
+        }
+        plans.extend(planned.filter(|_| diags.is_empty()));
+    }
+    let describe = format!(
+        "{} ({count} memory_plan! invocation{})",
+        path.display(),
+        if count == 1 { "" } else { "s" }
+    );
+    Ok(ok.then_some(Loaded {
+        path: path.display().to_string(),
+        describe,
+        file: None,
+        plans,
+    }))
+}
+
+fn load_file(
+    path: &Path,
+    args: &ProblemArgs,
+    offsets: Offsets,
+    show: bool,
+) -> Result<Option<Loaded>, String> {
+    let file = read_any(path).map_err(|e| e.to_string())?;
+    let stem = path
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let title = file.name.clone().unwrap_or(stem);
+    let describe = format!(
+        "{} ({}, {} buffer{})",
+        path.display(),
+        file.format.name(),
+        file.buffers.len(),
+        if file.buffers.len() == 1 { "" } else { "s" }
+    );
+    let own = match offsets {
+        Offsets::Auto => file.format == Format::Placed,
+        Offsets::Plan => false,
+        Offsets::File => true,
+    };
+    if own {
+        if !args.regions.is_empty() || args.strategy.is_some() {
+            return Err("--region and --strategy plan the file: they do not apply to its own offsets (--offsets file, the default for a placed CSV); add --offsets plan".to_string());
+        }
+        let planned =
+            given::planned(&file, title, args.capacity, args.align).map_err(|e| e.to_string())?;
+        return Ok(Some(Loaded {
+            path: path.display().to_string(),
+            describe,
+            file: Some(file),
+            plans: vec![planned],
+        }));
+    }
+    let options = ProblemOptions {
+        capacity: args.capacity,
+        align: args.align,
+        regions: args.regions.clone(),
+    };
+    let problem = file.problem(&options).map_err(|e| e.to_string())?;
+    let strategy = args.strategy.unwrap_or_default();
+    let plan = match planned::plan(&title, &problem, strategy, &FileNames(&file), show) {
+        Ok(plan) => plan,
+        Err(errors) => {
+            for e in errors {
+                eprintln!("error: {}", e.replace('\n', "\n       "));
+            }
+            return Ok(None);
+        }
+    };
+    let file_bytes = matches!(file.format, Format::Executorch | Format::Placed).then(|| {
+        file.buffers
+            .iter()
+            .filter(|b| b.size > 0)
+            .filter_map(|b| b.offset.map(|o| o.saturating_add(b.size)))
+            .max()
+            .unwrap_or(0)
+    });
+    let planned = Planned {
+        title,
+        ids: (0..problem.regions.len() as u64).collect(),
+        problem,
+        plan,
+        given: false,
+        file_bytes,
+    };
+    Ok(Some(Loaded {
+        path: path.display().to_string(),
+        describe,
+        file: Some(file),
+        plans: vec![planned],
+    }))
+}

@@ -1,0 +1,293 @@
+//! `memplan plan FILE`: plan a plan file (or every `memory_plan!` invocation of a `.rs`
+//! file) and report, per region, capacity, planned bytes, lower bound, their ratio and the
+//! waste, the peak step and the largest buffers live there, the alignment padding, whether
+//! the plan is proven optimal and the search nodes used; as text, or as one JSON object
+//! (memplan-cli/JSON.md).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::Args as ClapArgs;
+use serde::Serialize;
+
+use crate::input::{self, Loaded};
+use crate::options::{Offsets, OutputFormat, ProblemArgs};
+use crate::planned::Planned;
+use crate::progress;
+use crate::stats::{self, RegionStats};
+
+/// Plan FILE and report each region's figures.
+///
+/// FILE is a plan file, told apart by its content (ExecuTorch CSV, MiniMalloc CSV, a
+/// placed CSV `name,offset,size,first,last`, or memplan's JSON), or, by its `.rs`
+/// extension, a Rust source file whose memory_plan! invocations are planned as the macro
+/// plans them. A CSV file is one region, unbounded unless --capacity, aligned to 16
+/// (ExecuTorch, placed) or 1 (MiniMalloc) unless --align.
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// The plan file or Rust source file.
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub problem: ProblemArgs,
+    /// Where the offsets come from.
+    #[arg(long, value_enum, default_value_t)]
+    pub offsets: Offsets,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: OutputFormat,
+    /// How many of the buffers live at the peak step to list, largest first.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub top: usize,
+}
+
+/// Runs `memplan plan`.
+pub fn run(args: Args) -> Result<bool, String> {
+    let json = args.format == OutputFormat::Json;
+    let Some(loaded) = input::load(&args.file, &args.problem, args.offsets, progress::wanted(json))?
+    else {
+        return Ok(false);
+    };
+    if json {
+        let out = serde_json::to_string_pretty(&json_report(&loaded, args.top))
+            .map_err(|e| format!("cannot write JSON: {e}"))?;
+        println!("{out}");
+    } else {
+        print!("{}", text(&loaded, args.top));
+    }
+    Ok(true)
+}
+
+/// The strategy as a report says it: `optimal(nodes = 10000)`, or that the offsets are the
+/// file's.
+fn strategy(p: &Planned) -> String {
+    if p.given {
+        "none: the file's own offsets".to_string()
+    } else {
+        p.plan.strategy.to_string()
+    }
+}
+
+fn bytes_or_unbounded(p: &Planned, r: usize) -> String {
+    if p.unbounded(r) {
+        "unbounded".to_string()
+    } else {
+        format!("{} bytes", p.problem.regions[r].capacity)
+    }
+}
+
+/// The text report of every plan of `loaded`.
+pub fn text(loaded: &Loaded, top: usize) -> String {
+    let mut s = String::new();
+    for p in &loaded.plans {
+        let _ = writeln!(
+            s,
+            "memory plan `{}` from {}, strategy {}",
+            p.title,
+            loaded.describe,
+            strategy(p)
+        );
+        for r in 0..p.problem.regions.len() {
+            region_text(&mut s, p, r, &stats::region(p, r), top);
+        }
+    }
+    s
+}
+
+fn region_text(s: &mut String, p: &Planned, r: usize, st: &RegionStats, top: usize) {
+    let rp = &p.plan.regions[r];
+    let ratio = st.ratio.map_or("-".to_string(), |x| format!("{x:.4}"));
+    let _ = writeln!(s, "\nregion `{}` (memory id {})", p.problem.regions[r].name, p.ids[r]);
+    let rows = [
+        ("capacity", bytes_or_unbounded(p, r)),
+        ("planned", format!("{} bytes", rp.planned_bytes)),
+        ("lower bound", format!("{} bytes (the most bytes live at one step)", rp.lower_bound)),
+        ("planned / bound", format!("{ratio} (waste {} bytes)", st.waste)),
+        ("alignment", format!("{} bytes", rp.align)),
+        ("padding", format!("{} bytes (kept empty below buffers by their alignment)", st.padding)),
+        ("proven optimal", if rp.proven_optimal { "yes" } else { "no" }.to_string()),
+        ("search nodes", match (p.given, p.plan.strategy.nodes()) {
+            (false, Some(budget)) => format!("{} (budget {budget})", rp.search_nodes),
+            _ => rp.search_nodes.to_string(),
+        }),
+        ("buffers", st.members.len().to_string()),
+    ];
+    for (k, v) in rows {
+        let _ = writeln!(s, "  {k:<16} {v}");
+    }
+    if let Some(fb) = p.file_bytes {
+        let x = (rp.lower_bound > 0).then(|| format!(" ({:.4} x the bound)", fb as f64 / rp.lower_bound as f64));
+        let _ = writeln!(s, "  {:<16} {fb} bytes{}", "file's offsets", x.unwrap_or_default());
+    }
+    let Some(step) = rp.peak_step else {
+        let _ = writeln!(s, "  {:<16} none: no bytes are live", "peak");
+        return;
+    };
+    let _ = writeln!(
+        s,
+        "  {:<16} step {step}: {} bytes in {} live buffer{}; the largest:",
+        "peak",
+        rp.lower_bound,
+        st.at_peak.len(),
+        if st.at_peak.len() == 1 { "" } else { "s" }
+    );
+    let shown = &st.at_peak[..top.min(st.at_peak.len())];
+    let width = shown.iter().map(|&i| p.problem.buffers[i].name.len()).max().unwrap_or(0);
+    for &i in shown {
+        let b = &p.problem.buffers[i];
+        let _ = writeln!(
+            s,
+            "    {:<width$}  {:>12} bytes  at {:>12}  live {}..={}",
+            b.name, b.size, p.plan.buffers[i].offset, b.lifetime.first, b.lifetime.last
+        );
+    }
+    if st.at_peak.len() > shown.len() {
+        let _ = writeln!(s, "    and {} more", st.at_peak.len() - shown.len());
+    }
+}
+
+/// `memplan plan --format json`: memplan-cli/JSON.md describes every field.
+#[derive(Serialize)]
+pub struct JsonReport {
+    /// The report's version.
+    pub version: u32,
+    /// FILE, as given.
+    pub file: String,
+    /// `executorch`, `minimalloc`, `placed`, `json` or `rust`.
+    pub format: &'static str,
+    /// One per plan.
+    pub plans: Vec<JsonPlanReport>,
+}
+
+/// One plan of [`JsonReport`].
+#[derive(Serialize)]
+pub struct JsonPlanReport {
+    /// The plan's name.
+    pub name: String,
+    /// The strategy as memory_plan! writes it, or `null` for the file's own offsets.
+    pub strategy: Option<String>,
+    /// The plan as a JSON plan file with every offset (readable by the other commands).
+    pub plan: memplan_planner::files::json::JsonPlan,
+    /// One per region, in memory-id order.
+    pub regions: Vec<JsonRegionReport>,
+}
+
+/// One region of [`JsonPlanReport`].
+#[derive(Serialize)]
+pub struct JsonRegionReport {
+    /// The region's name.
+    pub name: String,
+    /// Its memory id.
+    pub memory_id: u64,
+    /// Bytes available; `null`: unbounded.
+    pub capacity: Option<u64>,
+    /// Bytes the plan uses: the largest offset + size.
+    pub planned_bytes: u64,
+    /// The most bytes live at one step.
+    pub lower_bound: u64,
+    /// planned_bytes / lower_bound; `null` when the bound is 0.
+    pub ratio: Option<f64>,
+    /// planned_bytes - lower_bound.
+    pub waste_bytes: u64,
+    /// The arena's alignment: the largest of the region's and its buffers'.
+    pub align: u64,
+    /// Alignment padding, in bytes.
+    pub padding_bytes: u64,
+    /// The first step at which lower_bound bytes are live; `null` when none are.
+    pub peak_step: Option<u32>,
+    /// The buffers live at the peak step, largest first (at most --top).
+    pub peak_buffers: Vec<JsonPeakBuffer>,
+    /// How many buffers are live at the peak step.
+    pub peak_buffer_count: usize,
+    /// Whether planned_bytes is proven the fewest possible.
+    pub proven_optimal: bool,
+    /// Search nodes used.
+    pub search_nodes: u64,
+    /// The strategy's node budget (`optimal` only).
+    pub node_budget: Option<u64>,
+    /// The region's buffers.
+    pub buffers: usize,
+    /// The bytes of the file's own offsets, when memplan planned a file that has some.
+    pub file_bytes: Option<u64>,
+}
+
+/// A buffer live at the peak step.
+#[derive(Serialize)]
+pub struct JsonPeakBuffer {
+    /// Its name.
+    pub name: String,
+    /// Bytes.
+    pub size: u64,
+    /// Its offset.
+    pub offset: u64,
+    /// First step live.
+    pub first: u32,
+    /// Last step live (inclusive).
+    pub last: u32,
+}
+
+fn json_report(loaded: &Loaded, top: usize) -> JsonReport {
+    let format = match &loaded.file {
+        None => "rust",
+        Some(f) => match f.format {
+            memplan_planner::files::Format::Executorch => "executorch",
+            memplan_planner::files::Format::Minimalloc => "minimalloc",
+            memplan_planner::files::Format::Placed => "placed",
+            memplan_planner::files::Format::Json => "json",
+        },
+    };
+    let plans = loaded
+        .plans
+        .iter()
+        .map(|p| JsonPlanReport {
+            name: p.title.clone(),
+            strategy: (!p.given).then(|| p.plan.strategy.to_string()),
+            plan: crate::plan_json::plan_file(p),
+            regions: (0..p.problem.regions.len())
+                .map(|r| json_region(p, r, top))
+                .collect(),
+        })
+        .collect();
+    JsonReport {
+        version: 1,
+        file: loaded.path.clone(),
+        format,
+        plans,
+    }
+}
+
+fn json_region(p: &Planned, r: usize, top: usize) -> JsonRegionReport {
+    let st = stats::region(p, r);
+    let rp = &p.plan.regions[r];
+    let peak_buffers = st.at_peak[..top.min(st.at_peak.len())]
+        .iter()
+        .map(|&i| {
+            let b = &p.problem.buffers[i];
+            JsonPeakBuffer {
+                name: b.name.clone(),
+                size: b.size,
+                offset: p.plan.buffers[i].offset,
+                first: b.lifetime.first,
+                last: b.lifetime.last,
+            }
+        })
+        .collect();
+    JsonRegionReport {
+        name: p.problem.regions[r].name.clone(),
+        memory_id: p.ids[r],
+        capacity: (!p.unbounded(r)).then_some(p.problem.regions[r].capacity),
+        planned_bytes: rp.planned_bytes,
+        lower_bound: rp.lower_bound,
+        ratio: st.ratio,
+        waste_bytes: st.waste,
+        align: rp.align,
+        padding_bytes: st.padding,
+        peak_step: rp.peak_step,
+        peak_buffers,
+        peak_buffer_count: st.at_peak.len(),
+        proven_optimal: rp.proven_optimal,
+        search_nodes: rp.search_nodes,
+        node_budget: if p.given { None } else { p.plan.strategy.nodes() },
+        buffers: st.members.len(),
+        file_bytes: p.file_bytes,
+    }
+}

@@ -1,0 +1,93 @@
+//! A plan with its problem: what every command after `check` works on, whether memplan
+//! planned it or the file gave the offsets.
+
+use memplan_planner::files::{PlanFile, UNBOUNDED};
+use memplan_planner::{Names, Plan, Problem, Strategy, validate};
+
+use crate::progress;
+
+/// One plan: a file's, or one `memory_plan!` invocation's.
+pub struct Planned {
+    /// The plan's name: the invocation's module, JSON's `name`, or the file's stem.
+    pub title: String,
+    /// The problem (regions, buffers); a buffer's index is its index in the plan.
+    pub problem: Problem,
+    /// The offsets and each region's figures.
+    pub plan: Plan,
+    /// The offsets are the file's own, not planned by memplan.
+    pub given: bool,
+    /// The memory id shown for each region: its index, or ExecuTorch's `mem_id` for a
+    /// file's own offsets.
+    pub ids: Vec<u64>,
+    /// The bytes of the file's own offsets (the largest offset + size), when memplan
+    /// planned a file that has offsets (ExecuTorch's own plan, a placed CSV).
+    pub file_bytes: Option<u64>,
+}
+
+impl Planned {
+    /// Whether region `r`'s capacity is unbounded (a file's default region).
+    pub fn unbounded(&self, r: usize) -> bool {
+        self.problem.regions[r].capacity >= UNBOUNDED
+    }
+
+    /// The indices of the buffers in region `r`, in order.
+    pub fn in_region(&self, r: usize) -> Vec<usize> {
+        (0..self.problem.buffers.len())
+            .filter(|&i| self.plan.buffers[i].region == r)
+            .collect()
+    }
+}
+
+/// Names buffers of a plan file with their file and line: `` `x` (m.csv:5) ``.
+pub struct FileNames<'a>(pub &'a PlanFile);
+
+impl Names for FileNames<'_> {
+    fn buffer(&self, problem: &Problem, i: usize) -> String {
+        let name = &problem.buffers[i].name;
+        match self.0.buffers.get(i) {
+            Some(b) => format!("`{name}` ({}:{})", self.0.file, b.line),
+            None => format!("`{name}`"),
+        }
+    }
+}
+
+/// Plans `problem` with `strategy` and validates the plan, with a spinner (if `show`)
+/// while it takes long; on failure, every error in the planner's words (buffers named by
+/// `names`).
+pub fn plan(
+    title: &str,
+    problem: &Problem,
+    strategy: Strategy,
+    names: &dyn Names,
+    show: bool,
+) -> Result<Plan, Vec<String>> {
+    let label = format!(
+        "planning `{title}` ({} buffers, {strategy})",
+        problem.buffers.len()
+    );
+    let result = progress::spin(&label, show, || {
+        std::panic::catch_unwind(|| memplan_planner::plan(problem, strategy))
+    });
+    let plan = match result {
+        Ok(Ok(plan)) => plan,
+        Ok(Err(errors)) => {
+            return Err(errors
+                .iter()
+                .map(|e| e.display_with(problem, names).to_string())
+                .collect());
+        }
+        Err(_) => return Err(vec![internal("planner failed on")]),
+    };
+    match std::panic::catch_unwind(|| validate(problem, &plan)) {
+        Ok(Ok(())) => Ok(plan),
+        Ok(Err(v)) => Err(vec![format!(
+            "{} ({v}; buffers are numbered from 0 in file order)",
+            internal("planner made a plan that its own check rejects for")
+        )]),
+        Err(_) => Err(vec![internal("plan check failed on")]),
+    }
+}
+
+fn internal(what: &str) -> String {
+    format!("internal error: memplan's {what} this plan; please report it with the file")
+}

@@ -1,0 +1,310 @@
+//! `memplan svg FILE -o map.svg`: the memory map. One panel per region: steps on x, byte
+//! offsets on y (0 at the bottom), one rectangle per buffer (`<rect id="buf-R-I">` with a
+//! `<title>` tooltip: name, size, offset, lifetime), the lower bound and the planned bytes
+//! (the peak of the plan) as horizontal lines, the peak step as a vertical one. Axes are
+//! scaled to the panel, so a plan of thousands of buffers stays readable; every
+//! rectangle is at least [`MIN_PX`] high and wide, so zero-size buffers can be seen and
+//! counted.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::Args as ClapArgs;
+
+use crate::input;
+use crate::options::{Offsets, ProblemArgs};
+use crate::planned::Planned;
+use crate::progress;
+
+/// Draw FILE's plan as an SVG memory map: steps on x, bytes on y, a rectangle per buffer
+/// (with a tooltip), the lower bound and the peak as lines, one panel per region.
+///
+/// FILE: any plan input, as for `memplan plan` (planned first), or a plan with offsets
+/// (a placed CSV, or --offsets file for ExecuTorch's own offsets or a JSON plan's).
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// The plan file or Rust source file.
+    pub file: PathBuf,
+    /// The SVG file to write.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub problem: ProblemArgs,
+    /// Where the offsets come from.
+    #[arg(long, value_enum, default_value_t)]
+    pub offsets: Offsets,
+    /// Give every run of steps with the same live buffers the same width, instead of every
+    /// step (for plans whose steps are mostly quiet: the ticks still name steps).
+    #[arg(long)]
+    pub compact: bool,
+}
+
+/// The plot area of a panel, in pixels.
+const PLOT_W: f64 = 1000.0;
+const PLOT_H: f64 = 480.0;
+/// Margins around the plot area.
+const LEFT: f64 = 100.0;
+const RIGHT: f64 = 150.0;
+const TOP: f64 = 50.0;
+const BOTTOM: f64 = 50.0;
+/// The least height and width of a rectangle, in pixels.
+pub const MIN_PX: f64 = 1.5;
+
+/// Runs `memplan svg`.
+pub fn run(args: Args) -> Result<bool, String> {
+    let Some(loaded) =
+        input::load(&args.file, &args.problem, args.offsets, progress::wanted(false))?
+    else {
+        return Ok(false);
+    };
+    write(&loaded.plans, &args.output, args.compact)?;
+    Ok(true)
+}
+
+/// Writes the memory map of `plans` (a panel per region of each) to `output`.
+pub fn write(plans: &[Planned], output: &Path, compact: bool) -> Result<(), String> {
+    let panels: Vec<(&Planned, usize)> = plans
+        .iter()
+        .flat_map(|p| (0..p.problem.regions.len()).map(move |r| (p, r)))
+        .collect();
+    let panel_h = TOP + PLOT_H + BOTTOM;
+    let (width, height) = (LEFT + PLOT_W + RIGHT, panel_h * panels.len().max(1) as f64);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+    );
+    for (k, (p, r)) in panels.iter().enumerate() {
+        panel(&mut s, p, *r, k as f64 * panel_h, compact);
+    }
+    s.push_str("</svg>\n");
+    std::fs::write(output, s).map_err(|e| format!("{}: {e}", output.display()))
+}
+
+/// XML text with `&`, `<`, `>` and quotes escaped.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A fill for buffer `i`: hues spread by the golden angle, so neighbours differ.
+fn color(i: usize) -> String {
+    let h = (i as f64 * 137.508) % 360.0;
+    let (s, l) = (0.55, 0.62);
+    let c = (1.0 - (2.0 * l - 1.0f64).abs()) * s;
+    let x = c * (1.0 - ((h / 60.0) % 2.0 - 1.0).abs());
+    let (r, g, b) = match (h / 60.0) as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let m = l - c / 2.0;
+    let byte = |v: f64| ((v + m) * 255.0).round().clamp(0.0, 255.0) as u8;
+    format!("#{:02x}{:02x}{:02x}", byte(r), byte(g), byte(b))
+}
+
+/// A step between ticks: 1, 2 or 5 times a power of ten (times 1024^k for bytes), so that
+/// about `count` ticks span `range`.
+fn tick_step(range: f64, count: f64, binary: bool) -> f64 {
+    let raw = (range / count).max(1.0);
+    let unit = if binary && raw >= 1024.0 {
+        1024f64.powi((raw.log2() / 10.0).floor() as i32)
+    } else {
+        1.0
+    };
+    let scaled = raw / unit;
+    let pow = 10f64.powf(scaled.log10().floor());
+    let m = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .find(|m| m * pow >= scaled)
+        .unwrap_or(10.0);
+    m * pow * unit
+}
+
+/// A byte count for an axis: `512`, `64 KiB`, `9.2 MiB`.
+fn bytes_label(v: f64) -> String {
+    let units = [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (size, name) in units {
+        if v >= size as f64 {
+            let x = v / size as f64;
+            return if x.fract() == 0.0 { format!("{x} {name}") } else { format!("{x:.1} {name}") };
+        }
+    }
+    format!("{v}")
+}
+
+/// Where steps go on x: linearly, or (compact) each run between two consecutive
+/// boundaries (a step where some buffer starts, or one past where one ends) the same width.
+struct TimeAxis {
+    /// The boundaries, sorted: `0` and one past the last step included.
+    bounds: Vec<f64>,
+    compact: bool,
+}
+
+impl TimeAxis {
+    fn new(p: &Planned, members: &[usize], compact: bool) -> TimeAxis {
+        let mut bounds = vec![0.0];
+        for &i in members {
+            let l = p.problem.buffers[i].lifetime;
+            bounds.push(f64::from(l.first));
+            bounds.push(f64::from(l.last) + 1.0);
+        }
+        bounds.sort_by(f64::total_cmp);
+        bounds.dedup();
+        if bounds.len() == 1 {
+            bounds.push(1.0);
+        }
+        TimeAxis { bounds, compact }
+    }
+
+    /// One past the last step.
+    fn end(&self) -> f64 {
+        self.bounds[self.bounds.len() - 1]
+    }
+
+    /// The x of step `t` (its left edge), from 0 to [`PLOT_W`].
+    fn x(&self, t: f64) -> f64 {
+        if !self.compact {
+            return t * PLOT_W / self.end();
+        }
+        let k = self.bounds.partition_point(|&b| b <= t).clamp(1, self.bounds.len() - 1);
+        let (lo, hi) = (self.bounds[k - 1], self.bounds[k]);
+        let sections = (self.bounds.len() - 1) as f64;
+        ((k - 1) as f64 + ((t - lo) / (hi - lo)).clamp(0.0, 1.0)) * PLOT_W / sections
+    }
+
+    /// The steps to tick: multiples of a round step, or (compact) about ten boundaries.
+    fn ticks(&self) -> Vec<f64> {
+        if self.compact {
+            let n = self.bounds.len();
+            let every = n.div_ceil(10).max(1);
+            return (0..n).step_by(every).map(|k| self.bounds[k]).collect();
+        }
+        let step = tick_step(self.end(), 10.0, false);
+        (0..)
+            .map(|k| f64::from(k) * step)
+            .take_while(|&t| t <= self.end())
+            .collect()
+    }
+}
+
+/// Draws region `r` of `p` with its top at `y0`.
+fn panel(s: &mut String, p: &Planned, r: usize, y0: f64, compact: bool) {
+    let rp = &p.plan.regions[r];
+    let members = p.in_region(r);
+    let buffers = &p.problem.buffers;
+    let time = TimeAxis::new(p, &members, compact);
+    let top = rp.planned_bytes.max(rp.lower_bound).max(1) as f64 * 1.05;
+    let sy = PLOT_H / top;
+    let (px, py) = (LEFT, y0 + TOP);
+    let y_of = |bytes: f64| py + PLOT_H - bytes * sy;
+    let name = &p.problem.regions[r].name;
+    let _ = writeln!(
+        s,
+        "<g id=\"region-{r}\"><text x=\"{px}\" y=\"{}\" font-size=\"15\">{}</text>",
+        y0 + 28.0,
+        escape(&format!(
+            "memory plan `{}`, region `{name}` (memory id {}): {} buffers, planned {} bytes, lower bound {} bytes",
+            p.title, p.ids[r], members.len(), rp.planned_bytes, rp.lower_bound
+        ))
+    );
+    let _ = writeln!(s, "<rect x=\"{px}\" y=\"{py}\" width=\"{PLOT_W}\" height=\"{PLOT_H}\" fill=\"#f7f7f7\" stroke=\"#888\"/>");
+    axes(s, (px, py), &time, top, sy);
+    for &i in &members {
+        let b = &buffers[i];
+        let off = p.plan.buffers[i].offset as f64;
+        let (first, end) = (f64::from(b.lifetime.first), f64::from(b.lifetime.last) + 1.0);
+        let x = px + time.x(first);
+        let w = (time.x(end) - time.x(first)).max(MIN_PX);
+        let h = (b.size as f64 * sy).max(MIN_PX);
+        let y = y_of(off + b.size as f64).min(y_of(off) - MIN_PX);
+        let (fill, stroke) = if b.size == 0 { ("#000000".to_string(), "#000") } else { (color(i), "#fff") };
+        let _ = writeln!(
+            s,
+            "<rect id=\"buf-{r}-{i}\" class=\"buffer\" x=\"{x:.2}\" y=\"{y:.2}\" width=\"{w:.2}\" height=\"{h:.2}\" fill=\"{fill}\" stroke=\"{stroke}\" stroke-width=\"0.3\"><title>{}</title></rect>",
+            escape(&format!(
+                "{}: {} bytes at offset {}, live {}..={}",
+                b.name, b.size, p.plan.buffers[i].offset, b.lifetime.first, b.lifetime.last
+            ))
+        );
+    }
+    let line = |s: &mut String, bytes: u64, color: &str, dash: &str, label: String, dy: f64| {
+        let y = y_of(bytes as f64);
+        let _ = writeln!(
+            s,
+            "<line x1=\"{px}\" y1=\"{y:.2}\" x2=\"{}\" y2=\"{y:.2}\" stroke=\"{color}\" stroke-width=\"1.5\" stroke-dasharray=\"{dash}\"/><text x=\"{}\" y=\"{:.2}\" fill=\"{color}\">{}</text>",
+            px + PLOT_W,
+            px + PLOT_W + 6.0,
+            y + dy,
+            escape(&label)
+        );
+    };
+    line(s, rp.planned_bytes, "#c00000", "none", format!("planned {}", bytes_label(rp.planned_bytes as f64)), -4.0);
+    line(s, rp.lower_bound, "#0050c0", "6 3", format!("lower bound {}", bytes_label(rp.lower_bound as f64)), 14.0);
+    if let Some(t) = rp.peak_step {
+        let x = px + (time.x(f64::from(t)) + time.x(f64::from(t) + 1.0)) / 2.0;
+        let _ = writeln!(
+            s,
+            "<line x1=\"{x:.2}\" y1=\"{py}\" x2=\"{x:.2}\" y2=\"{}\" stroke=\"#0050c0\" stroke-width=\"1\" stroke-dasharray=\"2 3\"/><text x=\"{x:.2}\" y=\"{}\" fill=\"#0050c0\" text-anchor=\"middle\">peak step {t}</text>",
+            py + PLOT_H,
+            py - 6.0
+        );
+    }
+    s.push_str("</g>\n");
+}
+
+/// Ticks and labels: steps below the plot, bytes left of it.
+fn axes(s: &mut String, (px, py): (f64, f64), time: &TimeAxis, top: f64, sy: f64) {
+    for t in time.ticks() {
+        let x = px + time.x(t);
+        let _ = writeln!(
+            s,
+            "<line x1=\"{x:.2}\" y1=\"{}\" x2=\"{x:.2}\" y2=\"{}\" stroke=\"#888\"/><text x=\"{x:.2}\" y=\"{}\" text-anchor=\"middle\">{t}</text>",
+            py + PLOT_H,
+            py + PLOT_H + 5.0,
+            py + PLOT_H + 18.0
+        );
+    }
+    let label = if time.compact {
+        "step (each run of steps with the same live buffers the same width)"
+    } else {
+        "step"
+    };
+    let _ = writeln!(
+        s,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{label}</text>",
+        px + PLOT_W / 2.0,
+        py + PLOT_H + 36.0
+    );
+    let step = tick_step(top, 8.0, true);
+    let mut b = 0.0;
+    while b <= top {
+        let y = py + PLOT_H - b * sy;
+        let _ = writeln!(
+            s,
+            "<line x1=\"{}\" y1=\"{y:.2}\" x2=\"{px}\" y2=\"{y:.2}\" stroke=\"#888\"/><text x=\"{}\" y=\"{:.2}\" text-anchor=\"end\">{}</text>",
+            px - 5.0,
+            px - 8.0,
+            y + 4.0,
+            bytes_label(b)
+        );
+        b += step;
+    }
+    let _ = writeln!(
+        s,
+        "<text x=\"20\" y=\"{}\" transform=\"rotate(-90 20 {})\" text-anchor=\"middle\">offset (bytes)</text>",
+        py + PLOT_H / 2.0,
+        py + PLOT_H / 2.0
+    );
+}

@@ -1,0 +1,168 @@
+//! `memplan check` on plans that give offsets: every ExecuTorch greedy plan of
+//! `examples/data/executorch` passes; a copy with one offset moved onto another live
+//! buffer fails, naming both buffers, their lines, the shared bytes and steps (computed
+//! here from the rows); misaligned and out-of-bounds offsets are named too.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn memplan(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_memplan"))
+        .args(args)
+        .output()
+        .expect("the memplan binary runs")
+}
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/data/executorch")
+}
+
+fn temp(name: &str, text: &str) -> String {
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn every_executorch_greedy_plan_passes() {
+    let mut checked = 0;
+    for entry in std::fs::read_dir(data()).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.display().to_string().ends_with("_greedy.csv") {
+            continue;
+        }
+        let out = memplan(&["check", &path.display().to_string()]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{}: {stdout}", path.display());
+        assert!(
+            stdout.ends_with(
+                ": no overlapping pair, no misaligned offset, no buffer out of bounds\n"
+            ),
+            "{stdout}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 6);
+}
+
+/// (name, offset, size, first, last) of the data rows of an ExecuTorch plan.
+fn rows(text: &str) -> Vec<(String, u64, u64, u32, u32)> {
+    text.lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[0].to_string(),
+                f[2].parse().unwrap(),
+                f[3].parse().unwrap(),
+                f[4].parse().unwrap(),
+                f[5].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_offset_moved_onto_a_live_buffer_is_an_overlap_naming_both() {
+    let text = std::fs::read_to_string(data().join("resnet18_greedy.csv")).unwrap();
+    let rows = rows(&text);
+    // Row k (line k + 2) moved to the offset of the first earlier row live at a common step
+    // whose bytes it does not share yet.
+    let (a, b) = (0..rows.len())
+        .flat_map(|b| (0..b).map(move |a| (a, b)))
+        .find(|&(a, b)| {
+            let (x, y) = (&rows[a], &rows[b]);
+            x.2 > 0 && y.2 > 0 && x.3 <= y.4 && y.3 <= x.4 && x.1 != y.1
+        })
+        .unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut f: Vec<String> = lines[b + 1].split(',').map(str::to_string).collect();
+    f[2] = rows[a].1.to_string();
+    lines[b + 1] = f.join(",");
+    let file = temp("resnet18_overlap.csv", &(lines.join("\n") + "\n"));
+    let out = memplan(&["check", &file]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let (x, y) = (&rows[a], &rows[b]);
+    let bytes = (x.1, (x.1 + x.2).min(x.1 + y.2));
+    let steps = (x.3.max(y.3), x.4.min(y.4));
+    let expected = format!(
+        "{file}:{}: buffers `{}` (bytes {}..{}, live {}..={}) and `{}` (line {}: bytes {}..{}, live {}..={}) overlap: bytes {}..{} are used by both at steps {}..={}",
+        a + 2,
+        x.0,
+        x.1,
+        x.1 + x.2,
+        x.3,
+        x.4,
+        y.0,
+        b + 2,
+        x.1,
+        x.1 + y.2,
+        y.3,
+        y.4,
+        bytes.0,
+        bytes.1,
+        steps.0,
+        steps.1
+    );
+    assert!(
+        stdout.lines().any(|l| l == expected),
+        "expected\n{expected}\nin\n{stdout}"
+    );
+}
+
+#[test]
+fn misaligned_and_out_of_bounds_offsets_are_named() {
+    let file = temp(
+        "placed_bad.csv",
+        "name,offset,size,first,last\na,0,64,0,1\nb,72,64,1,2\nc,64,8,2,2\n",
+    );
+    // `b` at 72 is not a multiple of 16 and ends at 136, past 128; `b` and `c` share step
+    // 2 but not bytes (`c` is 64..72).
+    let out = memplan(&["check", &file, "--capacity", "128"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stdout,
+        format!(
+            "{file}:3: buffer `b` (bytes 72..136, live 1..=2) at offset 72 is not a multiple of its alignment, 16 bytes\n\
+             {file}:3: buffer `b` (bytes 72..136, live 1..=2) ends at byte 136, past the capacity of 128 bytes (over by 8)\n\
+             {file}: 3 buffers in 1 memory id: no overlapping pair, 1 misaligned offset, 1 buffer out of bounds\n"
+        )
+    );
+    // With alignment 8 and no capacity, the same plan is good.
+    let out = memplan(&["check", &file, "--align", "8"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn a_json_plan_written_by_plan_checks_and_one_without_offsets_is_refused() {
+    let hand = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/hand_worked.csv");
+    let out = memplan(&["plan", &hand.display().to_string(), "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = temp("hand_plan.json", &report["plans"][0]["plan"].to_string());
+    let out = memplan(&["check", &file]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let file = temp(
+        "no_offset.json",
+        "{\"buffers\": [\n  {\"name\": \"a\", \"size\": 1, \"first\": 0, \"last\": 0}\n]}",
+    );
+    let out = memplan(&["check", &file]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: {file}:2:3: `a` has no `offset`: every buffer of a plan to check or draw with its own offsets needs one\n"
+        )
+    );
+}

@@ -1,0 +1,140 @@
+//! `memplan plan` on a small hand-worked file (`tests/data/hand_worked.csv`, aligned to
+//! 16): `a` (100 bytes, live 0..=1), `b` (64, 1..=2), `c` (32, 2..=3), `d` (0, 1..=1).
+//!
+//! At step 1, `a` and `b` are live: the lower bound is 164 bytes, at step 1. Greedy places
+//! by size: `a` at 0, `b` above it at 100 rounded up to 16, 112 (12 bytes of padding),
+//! `c` at 0 (only `b` shares a step with it): 176 bytes, 12 over the bound, 176 / 164 =
+//! 1.0732, not proven optimal. With `b` first (best_of's `conflicts` ordering: `b` shares
+//! steps with the most buffers), `b` at 0 and `a` at 64, 164 bytes: the bound, so the
+//! default strategy's plan is proven optimal without a search, with no padding.
+
+use std::path::Path;
+use std::process::Command;
+
+fn plan(args: &[&str]) -> String {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/hand_worked.csv");
+    let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
+        .arg("plan")
+        .arg(&file)
+        .args(args)
+        .output()
+        .expect("the memplan binary runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The value of row `key` of the text report.
+fn row<'a>(report: &'a str, key: &str) -> &'a str {
+    report
+        .lines()
+        .find_map(|l| {
+            l.trim_start()
+                .strip_prefix(key)
+                .filter(|_| l.starts_with("  "))
+        })
+        .map(str::trim)
+        .unwrap_or_else(|| panic!("no `{key}` in\n{report}"))
+}
+
+#[test]
+fn greedy_figures_are_the_hand_worked_ones() {
+    let r = plan(&["--strategy", "greedy"]);
+    assert!(r.contains("strategy greedy\n"), "{r}");
+    assert_eq!(row(&r, "capacity"), "unbounded");
+    assert_eq!(row(&r, "planned "), "176 bytes");
+    assert_eq!(
+        row(&r, "lower bound"),
+        "164 bytes (the most bytes live at one step)"
+    );
+    assert_eq!(row(&r, "planned / bound"), "1.0732 (waste 12 bytes)");
+    assert_eq!(row(&r, "alignment"), "16 bytes");
+    assert_eq!(
+        row(&r, "padding"),
+        "12 bytes (kept empty below buffers by their alignment)"
+    );
+    assert_eq!(row(&r, "proven optimal"), "no");
+    assert_eq!(row(&r, "search nodes"), "0");
+    assert_eq!(row(&r, "buffers"), "4");
+    // The file's own offsets span 176 bytes too (`d` is at 176 but has no bytes).
+    assert_eq!(row(&r, "file's offsets"), "176 bytes (1.0732 x the bound)");
+    assert_eq!(
+        row(&r, "peak"),
+        "step 1: 164 bytes in 3 live buffers; the largest:"
+    );
+    let listed: Vec<Vec<&str>> = r
+        .lines()
+        .skip_while(|l| !l.contains("the largest:"))
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ["a", "100", "bytes", "at", "0", "live", "0..=1"],
+            ["b", "64", "bytes", "at", "112", "live", "1..=2"],
+            ["d", "0", "bytes", "at", "0", "live", "1..=1"],
+        ]
+    );
+}
+
+#[test]
+fn the_default_strategy_meets_the_bound() {
+    let r = plan(&["--top", "2"]);
+    assert!(r.contains("strategy optimal(nodes = 10000)\n"), "{r}");
+    assert_eq!(row(&r, "planned "), "164 bytes");
+    assert_eq!(row(&r, "planned / bound"), "1.0000 (waste 0 bytes)");
+    assert_eq!(
+        row(&r, "padding"),
+        "0 bytes (kept empty below buffers by their alignment)"
+    );
+    assert_eq!(row(&r, "proven optimal"), "yes");
+    assert_eq!(row(&r, "search nodes"), "0 (budget 10000)");
+    assert!(r.ends_with("    a           100 bytes  at           64  live 0..=1\n    b            64 bytes  at            0  live 1..=2\n    and 1 more\n"), "{r}");
+}
+
+#[test]
+fn the_json_report_has_the_same_figures_and_the_plan_s_offsets() {
+    let j: serde_json::Value =
+        serde_json::from_str(&plan(&["--format", "json", "--strategy", "greedy"])).unwrap();
+    assert_eq!(j["format"], "executorch");
+    let p = &j["plans"][0];
+    assert_eq!(p["strategy"], "greedy");
+    let r = &p["regions"][0];
+    assert_eq!(r["capacity"], serde_json::Value::Null);
+    assert_eq!(r["planned_bytes"], 176);
+    assert_eq!(r["lower_bound"], 164);
+    assert_eq!(r["waste_bytes"], 12);
+    assert_eq!(r["padding_bytes"], 12);
+    assert_eq!(r["peak_step"], 1);
+    assert_eq!(r["peak_buffer_count"], 3);
+    assert_eq!(r["proven_optimal"], false);
+    assert_eq!(r["node_budget"], serde_json::Value::Null);
+    assert!((r["ratio"].as_f64().unwrap() - 176.0 / 164.0).abs() < 1e-12);
+    let offsets: Vec<u64> = p["plan"]["buffers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["offset"].as_u64().unwrap())
+        .collect();
+    assert_eq!(offsets[..3], [0, 112, 0]);
+}
+
+#[test]
+fn a_rust_source_s_invocations_are_planned_as_the_macro_plans_them() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/ui/pass/readme_example.rs");
+    let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
+        .arg("plan")
+        .arg(&file)
+        .env_remove("OUT_DIR")
+        .output()
+        .unwrap();
+    let r = String::from_utf8(out.stdout).unwrap();
+    // The README's example: conv1 (8000 bytes, align 64) and conv2 (8000) share step 2 in
+    // `sram`: 16000 bytes, the bound.
+    assert!(r.starts_with("memory plan `kws` from "), "{r}");
+    assert!(r.contains("region `sram` (memory id 0)\n  capacity         65536 bytes\n  planned          16000 bytes\n"), "{r}");
+}

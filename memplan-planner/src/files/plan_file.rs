@@ -1,0 +1,449 @@
+//! Any plan file, told apart by its content, as one description ([`PlanFile`]) and as a
+//! planning [`Problem`].
+
+use std::path::Path;
+
+use super::placed::{self, parse_placed};
+use super::{FileError, parse_executorch, parse_minimalloc};
+use crate::problem::{Buffer, DEFAULT_REGION_ALIGN, Lifetime, Placement, Problem, Region};
+
+/// The kinds of plan file [`parse_any`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// ExecuTorch's exported plan: `name,mem_id,offset,size,first,last[,dtype,shape]`.
+    Executorch,
+    /// A MiniMalloc benchmark input: `id,lower,upper,size` (half-open lifetimes).
+    Minimalloc,
+    /// A plan with its offsets: `name,offset,size,first,last` ([`placed`]).
+    Placed,
+    /// memplan's JSON plan file (module `json`, feature `json`).
+    Json,
+}
+
+impl Format {
+    /// The format's name in messages: `ExecuTorch CSV`, `MiniMalloc CSV`, `placed CSV`,
+    /// `JSON`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Executorch => "ExecuTorch CSV",
+            Format::Minimalloc => "MiniMalloc CSV",
+            Format::Placed => "placed CSV",
+            Format::Json => "JSON",
+        }
+    }
+
+    /// The alignment, in bytes, of the region a file without regions is planned in: 16
+    /// for ExecuTorch (its planner's), 1 for MiniMalloc (its benchmark has none), 16 for
+    /// the others ([`DEFAULT_REGION_ALIGN`]).
+    pub fn default_align(self) -> u64 {
+        match self {
+            Format::Minimalloc => 1,
+            Format::Executorch | Format::Placed | Format::Json => DEFAULT_REGION_ALIGN,
+        }
+    }
+}
+
+/// A region a plan file declares (only JSON files declare regions).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileRegion {
+    /// Its name.
+    pub name: String,
+    /// Bytes available; `None`: unbounded.
+    pub capacity: Option<u64>,
+    /// The default alignment of its buffers, in bytes; `None`: 16.
+    pub align: Option<u64>,
+}
+
+/// One buffer of a plan file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileBuffer {
+    /// Its name, unique in the file.
+    pub name: String,
+    /// Bytes.
+    pub size: u64,
+    /// The steps at which it is live (inclusive).
+    pub lifetime: Lifetime,
+    /// The region it names (an index into [`PlanFile::regions`]), if any.
+    pub region: Option<usize>,
+    /// ExecuTorch's memory id, for ExecuTorch files.
+    pub mem_id: Option<u32>,
+    /// Its alignment in bytes, if the file gives one.
+    pub align: Option<u64>,
+    /// The offset the file gives, in bytes: ExecuTorch's and placed plans' offsets, and
+    /// JSON's `offset`.
+    pub offset: Option<u64>,
+    /// The 1-based line it is on (a CSV row) or starts on (a JSON object).
+    pub line: u64,
+    /// The 1-based column it starts at (1 for a CSV row).
+    pub column: u64,
+}
+
+/// A plan file of any [`Format`], read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanFile {
+    /// The file, as given (for messages).
+    pub file: String,
+    /// Its format.
+    pub format: Format,
+    /// The plan's name, when the file gives one (JSON's `name`).
+    pub name: Option<String>,
+    /// The regions it declares (empty for CSV files).
+    pub regions: Vec<FileRegion>,
+    /// Its buffers, in file order.
+    pub buffers: Vec<FileBuffer>,
+}
+
+/// The capacity of a region without one (a CSV file's, a JSON region without `capacity`),
+/// in bytes: `u64::MAX / 4`, room for any plan with headroom for offset arithmetic. Tools
+/// print it as "unbounded" and size such a region to its plan when they write one out.
+pub const UNBOUNDED: u64 = u64::MAX / 4;
+
+/// How [`PlanFile::problem`] builds the regions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProblemOptions {
+    /// The capacity, in bytes, of the one region of a file that declares none (default
+    /// [`UNBOUNDED`]).
+    pub capacity: Option<u64>,
+    /// The alignment, in bytes, of the one region of a file that declares none (default
+    /// [`Format::default_align`]).
+    pub align: Option<u64>,
+    /// Regions that replace the file's (or its default region), in memory-id order. A
+    /// buffer that names a region goes to the one of that name; the others go to the only
+    /// region, or, with several, are spilled to the first that can take them.
+    pub regions: Vec<Region>,
+}
+
+/// Which format `text` is, by its content: a JSON object (`{` first, after blanks and a
+/// byte-order mark), or a CSV header naming the columns of one of the CSV formats.
+pub fn detect(text: &str) -> Option<Format> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.trim_start().starts_with('{') {
+        return Some(Format::Json);
+    }
+    let header = text.lines().next().unwrap_or("");
+    let cols: Vec<&str> = header.split(',').map(str::trim).collect();
+    let has = |names: &[&str]| names.iter().all(|c| cols.contains(c));
+    if has(&["name", "mem_id", "offset", "size", "first", "last"]) {
+        Some(Format::Executorch)
+    } else if has(&["id", "lower", "upper", "size"]) {
+        Some(Format::Minimalloc)
+    } else if has(&placed::HEADER) {
+        Some(Format::Placed)
+    } else {
+        None
+    }
+}
+
+/// Parses a plan file of any [`Format`] (told apart by [`detect`]). `file` names it in
+/// errors.
+///
+/// # Errors
+///
+/// A [`FileError`] with the file and line (and the column, for JSON): an empty file, a
+/// first line that is none of the formats, or the format's own errors (see
+/// [`parse_executorch`], [`parse_minimalloc`], [`parse_placed`], and `json::parse_json`);
+/// a JSON file when the crate is built without its `json` feature.
+pub fn parse_any(text: &str, file: &str) -> Result<PlanFile, FileError> {
+    let start = FileError {
+        file: file.to_string(),
+        line: Some(1),
+        column: Some(1),
+        message: String::new(),
+    };
+    if text.trim().is_empty() {
+        return Err(FileError {
+            message: "the file is empty: expected a plan file (ExecuTorch, MiniMalloc or placed CSV with a header line, or a JSON object)".to_string(),
+            ..start
+        });
+    }
+    let Some(format) = detect(text) else {
+        let first = text.lines().next().unwrap_or("");
+        let shown: String = first.chars().take(80).collect();
+        return Err(FileError {
+            message: format!(
+                "not a plan file: the first line, `{shown}`, is neither a CSV header of ExecuTorch (name,mem_id,offset,size,first,last), MiniMalloc (id,lower,upper,size) or a placed plan (name,offset,size,first,last), nor the start of a JSON object"
+            ),
+            ..start
+        });
+    };
+    let row = |name: String, size, lifetime, line| FileBuffer {
+        name,
+        size,
+        lifetime,
+        region: None,
+        mem_id: None,
+        align: None,
+        offset: None,
+        line,
+        column: 1,
+    };
+    let buffers = match format {
+        Format::Json => return parse_json(text, file),
+        Format::Executorch => parse_executorch(text, file)?
+            .into_iter()
+            .map(|(line, r)| FileBuffer {
+                mem_id: Some(r.mem_id),
+                offset: Some(r.offset),
+                ..row(r.name.clone(), r.size, r.lifetime(), line)
+            })
+            .collect(),
+        Format::Placed => parse_placed(text, file)?
+            .into_iter()
+            .map(|(line, r)| FileBuffer {
+                offset: Some(r.offset),
+                ..row(r.name.clone(), r.size, r.lifetime(), line)
+            })
+            .collect(),
+        Format::Minimalloc => {
+            let rows = parse_minimalloc(text, file)?;
+            let mut seen = std::collections::HashMap::new();
+            for (line, r) in &rows {
+                if let Some(prev) = seen.insert(r.id.as_str(), *line) {
+                    return Err(FileError::at_line(
+                        file,
+                        Some(*line),
+                        format!("`{}` is named twice (first on line {prev})", r.id),
+                    ));
+                }
+            }
+            rows.into_iter()
+                .map(|(line, r)| row(r.id.clone(), r.size, r.lifetime(), line))
+                .collect()
+        }
+    };
+    Ok(PlanFile {
+        file: file.to_string(),
+        format,
+        name: None,
+        regions: Vec::new(),
+        buffers,
+    })
+}
+
+#[cfg(feature = "json")]
+fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
+    super::json::parse_json(text, file)
+}
+
+#[cfg(not(feature = "json"))]
+fn parse_json(_: &str, file: &str) -> Result<PlanFile, FileError> {
+    Err(FileError {
+        file: file.to_string(),
+        line: Some(1),
+        column: Some(1),
+        message: "a JSON plan file: this build of memplan-planner reads JSON only with its `json` feature".to_string(),
+    })
+}
+
+/// Reads the plan file at `path` ([`parse_any`]), named in errors as `path` displays.
+///
+/// # Errors
+///
+/// As [`parse_any`], and a [`FileError`] when the file cannot be read.
+pub fn read_any(path: &Path) -> Result<PlanFile, FileError> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path)
+        .map_err(|e| FileError::at_line(&file, None, format!("cannot read: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let text = String::from_utf8_lossy(&e.as_bytes()[..valid]).into_owned();
+        let (line, column) = line_column(&text, valid);
+        FileError {
+            file: file.clone(),
+            line: Some(line),
+            column: Some(column),
+            message: "the file is not UTF-8 text here".to_string(),
+        }
+    })?;
+    parse_any(&text, &file)
+}
+
+/// The 1-based line and column (in characters) of byte `offset` of `text`.
+pub(super) fn line_column(text: &str, offset: usize) -> (u64, u64) {
+    let before = text.get(..offset.min(text.len())).unwrap_or(text);
+    let line = before.matches('\n').count() as u64 + 1;
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[start..].chars().count() as u64 + 1)
+}
+
+impl PlanFile {
+    /// The planning problem of the file: its buffers (sizes, lifetimes, alignments; JSON
+    /// offsets become pins, CSV offsets are ignored, as `memory_plan!` ignores them) in
+    /// the regions `options` gives, else those the file declares, else one region `arena`
+    /// of capacity `options.capacity` (default [`UNBOUNDED`]) and alignment
+    /// `options.align` (default [`Format::default_align`]).
+    ///
+    /// # Errors
+    ///
+    /// A [`FileError`]: `options.capacity` or `options.align` given for a file that
+    /// declares its regions (line 1); a buffer naming a region that `options.regions`
+    /// does not have (the buffer's line).
+    pub fn problem(&self, options: &ProblemOptions) -> Result<Problem, FileError> {
+        let declared = !self.regions.is_empty();
+        if declared
+            && options.regions.is_empty()
+            && (options.capacity.is_some() || options.align.is_some())
+        {
+            return Err(FileError {
+                file: self.file.clone(),
+                line: Some(1),
+                column: Some(1),
+                message: format!(
+                    "the file declares its regions ({}): a capacity and an alignment apply only to a file without regions",
+                    self.regions.len()
+                ),
+            });
+        }
+        let regions: Vec<Region> = if !options.regions.is_empty() {
+            options.regions.clone()
+        } else if declared {
+            self.regions
+                .iter()
+                .map(|r| Region {
+                    name: r.name.clone(),
+                    capacity: r.capacity.unwrap_or(UNBOUNDED),
+                    align: r.align.unwrap_or(DEFAULT_REGION_ALIGN),
+                })
+                .collect()
+        } else {
+            vec![Region {
+                name: "arena".to_string(),
+                capacity: options.capacity.unwrap_or(UNBOUNDED),
+                align: options.align.unwrap_or(self.format.default_align()),
+            }]
+        };
+        let mut buffers = Vec::with_capacity(self.buffers.len());
+        for b in &self.buffers {
+            let placement = match b.region {
+                Some(r) if !options.regions.is_empty() => {
+                    let name = &self.regions[r].name;
+                    match regions.iter().position(|g| &g.name == name) {
+                        Some(i) => Placement::In(i),
+                        None => {
+                            return Err(FileError {
+                                file: self.file.clone(),
+                                line: Some(b.line),
+                                column: Some(b.column),
+                                message: format!(
+                                    "`{}` names region `{name}`, which is not among the regions given",
+                                    b.name
+                                ),
+                            });
+                        }
+                    }
+                }
+                Some(r) => Placement::In(r),
+                None if regions.len() == 1 => Placement::In(0),
+                None => Placement::Anywhere,
+            };
+            buffers.push(Buffer {
+                name: b.name.clone(),
+                size: b.size,
+                align: b.align,
+                lifetime: b.lifetime,
+                placement,
+                pin: if self.format == Format::Json {
+                    b.offset
+                } else {
+                    None
+                },
+                in_place_of: None,
+            });
+        }
+        Ok(Problem { regions, buffers })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_are_told_apart_by_content() {
+        assert_eq!(
+            detect("name,mem_id,offset,size,first,last,dtype,shape\n"),
+            Some(Format::Executorch)
+        );
+        assert_eq!(
+            detect("id,lower,upper,size\r\n0,0,1,8"),
+            Some(Format::Minimalloc)
+        );
+        assert_eq!(
+            detect("name,offset,size,first,last\n"),
+            Some(Format::Placed)
+        );
+        assert_eq!(detect("\u{feff}  \n {\"buffers\": []}"), Some(Format::Json));
+        assert_eq!(detect("name,size\n"), None);
+        assert_eq!(detect(""), None);
+    }
+
+    #[test]
+    fn empty_and_unknown_files_are_errors_on_line_1() {
+        let e = parse_any("", "e.csv").unwrap_err();
+        assert_eq!((e.line, e.column), (Some(1), Some(1)));
+        assert!(e.message.starts_with("the file is empty"));
+        let e = parse_any("a,b\n1,2\n", "u.csv").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("u.csv:1:1: not a plan file: the first line, `a,b`")
+        );
+    }
+
+    #[test]
+    fn csv_files_are_one_region_problems_as_the_benchmark_builds_them() {
+        let et = parse_any(
+            "name,mem_id,offset,size,first,last\na,1,0,32,0,1\nb,1,32,0,1,2\n",
+            "e.csv",
+        )
+        .unwrap();
+        let p = et.problem(&ProblemOptions::default()).unwrap();
+        assert_eq!(
+            p.regions,
+            vec![Region {
+                name: "arena".into(),
+                capacity: UNBOUNDED,
+                align: 16
+            }]
+        );
+        assert_eq!(p.buffers[1], Buffer::new("b", 0, 0, 1, 2));
+        assert_eq!(et.buffers[1].offset, Some(32));
+        let mm = parse_any("id,lower,upper,size\n0,3,5,8\n", "m.csv").unwrap();
+        let p = mm
+            .problem(&ProblemOptions {
+                capacity: Some(64),
+                ..ProblemOptions::default()
+            })
+            .unwrap();
+        assert_eq!((p.regions[0].capacity, p.regions[0].align), (64, 1));
+        assert_eq!(p.buffers[0].lifetime, Lifetime { first: 3, last: 4 });
+        let e = parse_any("id,lower,upper,size\n0,3,5,8\n0,1,2,8\n", "m.csv").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "m.csv:3: `0` is named twice (first on line 2)"
+        );
+    }
+
+    #[test]
+    fn given_regions_replace_the_default_and_spill_unnamed_buffers() {
+        let f = parse_any("name,offset,size,first,last\na,0,8,0,0\n", "p.csv").unwrap();
+        let two = ProblemOptions {
+            regions: vec![
+                Region {
+                    name: "tcm".into(),
+                    capacity: 4,
+                    align: 4,
+                },
+                Region {
+                    name: "sram".into(),
+                    capacity: 64,
+                    align: 16,
+                },
+            ],
+            ..ProblemOptions::default()
+        };
+        let p = f.problem(&two).unwrap();
+        assert_eq!(p.regions.len(), 2);
+        assert_eq!(p.buffers[0].placement, Placement::Anywhere);
+        assert_eq!(p.buffers[0].pin, None);
+    }
+}

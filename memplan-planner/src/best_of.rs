@@ -37,13 +37,16 @@
 //!
 //! # Cost
 //!
-//! One conflict graph, then one sort and one first-fit pass per ordering:
-//! `O(k (n log n + P log L))` for `k` orderings (see [`crate::greedy`]).
+//! One plan of first fit's unions ([`crate::fit`]) and one count of each item's conflicts
+//! (`O(n log n)`, without listing the conflicting pairs), then one sort and one first-fit
+//! pass per ordering (see [`crate::greedy`]).
 
 use std::cmp::Reverse;
 
-use crate::conflicts::Conflicts;
-use crate::greedy::{first_fit_with, greedy_order};
+use crate::conflicts::degrees;
+use crate::fit::{FitPlan, first_fit_planned};
+use crate::gaps::Unions;
+use crate::greedy::greedy_order;
 use crate::instance::{Instance, Layout, SizeOverflow};
 use crate::timeline::Timeline;
 
@@ -95,7 +98,7 @@ fn peaks(instance: &Instance, timeline: &Timeline) -> Vec<u64> {
 /// # Panics
 ///
 /// If `k >= ORDERINGS.len()`.
-fn ordering(instance: &Instance, k: usize, peak: &[u64], conflicts: &Conflicts) -> Vec<usize> {
+fn ordering(instance: &Instance, k: usize, peak: &[u64], degree: &[u64]) -> Vec<usize> {
     let items = &instance.items;
     let n = items.len();
     let mut order: Vec<usize> = (0..n).collect();
@@ -122,14 +125,7 @@ fn ordering(instance: &Instance, k: usize, peak: &[u64], conflicts: &Conflicts) 
                 i,
             )
         }),
-        4 => order.sort_unstable_by_key(|&i| {
-            (
-                Reverse(conflicts.of(i).len()),
-                Reverse(size(i)),
-                first(i),
-                i,
-            )
-        }),
+        4 => order.sort_unstable_by_key(|&i| (Reverse(degree[i]), Reverse(size(i)), first(i), i)),
         5 => order.sort_unstable_by_key(|&i| (first(i), Reverse(size(i)), Reverse(len(i)), i)),
         6 => order.sort_unstable_by_key(|&i| {
             (
@@ -176,16 +172,11 @@ pub fn best_of(instance: &Instance) -> Result<Layout, SizeOverflow> {
 ///
 /// If the instance has more than `u32::MAX` items.
 pub fn best_of_detailed(instance: &Instance) -> Result<BestOf, SizeOverflow> {
-    let conflicts = Conflicts::new(instance);
-    best_of_with(instance, &conflicts)
-}
-
-pub(crate) fn best_of_with(
-    instance: &Instance,
-    conflicts: &Conflicts,
-) -> Result<BestOf, SizeOverflow> {
     let items = &instance.items;
     let timeline = Timeline::new(instance);
+    let plan = FitPlan::new(instance, &timeline);
+    let mut unions = Unions::default();
+    let degree = degrees(instance);
     let peak = peaks(instance, &timeline);
     let (part, nparts) = timeline.parts();
     // Per part: the lowest end so far (`None` before the first ordering: an end can be
@@ -195,11 +186,8 @@ pub(crate) fn best_of_with(
     let mut all_bytes = Vec::with_capacity(ORDERINGS.len());
     let mut end = vec![0u64; nparts];
     for k in 0..ORDERINGS.len() {
-        let layout = first_fit_with(
-            instance,
-            conflicts,
-            &ordering(instance, k, &peak, conflicts),
-        )?;
+        let order = ordering(instance, k, &peak, &degree);
+        let layout = first_fit_planned(instance, &plan, &order, &mut unions)?;
         all_bytes.push(layout.bytes);
         end.iter_mut().for_each(|e| *e = 0);
         for (i, it) in items.iter().enumerate() {

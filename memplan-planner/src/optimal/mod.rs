@@ -56,7 +56,10 @@
 //! [`optimal`] starts from [`crate::best_of::best_of`]'s plan (bytes `U`) and the lower
 //! bound `L`: the largest of the most bytes live at one step, the alignment-aware bound
 //! ([`crate::instance::aligned_lower_bound`]) and the highest end of a pinned item. If
-//! `U = L` it is done. Otherwise it asks the decision question for a sequence of
+//! `U = L` it is done, before building anything pairwise (the common case, and the reason
+//! a plan of 100,000 buffers all live at once costs no more than `best_of`). It also stops
+//! there, with `best_of`'s plan unproven, when the search's conflict graph or section lists
+//! would pass [`MAX_SEARCH_PAIRS`] entries (counted first, in `O(n log n)`). Otherwise it asks the decision question for a sequence of
 //! capacities, each with a share of the budget, keeping the best layout found:
 //!
 //! 1. `C = L`, with half the budget. A layout found there is optimal. A search that ends
@@ -100,9 +103,10 @@ mod preorder;
 mod search;
 mod state;
 
-use crate::best_of::best_of_with;
-use crate::conflicts::Conflicts;
+use crate::best_of::best_of;
+use crate::conflicts::{Conflicts, pairs};
 use crate::instance::{Instance, Layout, SizeOverflow, aligned_lower_bound, lower_bound};
+use crate::timeline::Timeline;
 use search::Search;
 
 /// What [`optimal`] found.
@@ -129,12 +133,20 @@ pub(crate) enum Status {
     OutOfNodes,
 }
 
+/// The most conflicting pairs (edges of the search's conflict graph) the search is built
+/// for, and the most (item, section) incidences of its section lists: about 32 MiB each.
+/// Above either, [`optimal`] returns `best_of`'s plan as it is, unproven unless it meets the
+/// lower bound, with 0 nodes: the search's memory stays bounded whatever the shape.
+pub(crate) const MAX_SEARCH_PAIRS: u64 = 1 << 22;
+
 /// The exact search under a budget of `nodes` search nodes (see the module documentation):
 /// [`crate::best_of::best_of`]'s layout improved as far as the budget allows.
 ///
 /// The result never uses more bytes than `best_of`'s, respects every item's alignment and
 /// pinned offset, and is reported proven optimal when its bytes equal a proven lower bound.
-/// `nodes = 0` returns `best_of`'s layout.
+/// `nodes = 0` returns `best_of`'s layout, and so does an instance whose search would
+/// need more than [`MAX_SEARCH_PAIRS`] conflicting pairs or section incidences (counted in
+/// `O(n log n)` before anything pairwise is built).
 ///
 /// # Errors
 ///
@@ -144,8 +156,7 @@ pub(crate) enum Status {
 ///
 /// If the instance has more than `u32::MAX` items.
 pub fn optimal(instance: &Instance, nodes: u64) -> Result<OptimalOutcome, SizeOverflow> {
-    let conflicts = Conflicts::new(instance);
-    let start = best_of_with(instance, &conflicts)?.layout;
+    let start = best_of(instance)?;
     let mut bound = lower_bound(instance)
         .0
         .max(aligned_lower_bound(instance).bytes);
@@ -155,7 +166,7 @@ pub fn optimal(instance: &Instance, nodes: u64) -> Result<OptimalOutcome, SizeOv
         }
     }
     let mut best = start;
-    if best.bytes <= bound || nodes == 0 {
+    if best.bytes <= bound || nodes == 0 || too_large(instance) {
         return Ok(OptimalOutcome {
             proven_optimal: best.bytes <= bound,
             lower_bound: bound,
@@ -163,6 +174,7 @@ pub fn optimal(instance: &Instance, nodes: u64) -> Result<OptimalOutcome, SizeOv
             nodes: 0,
         });
     }
+    let conflicts = Conflicts::new(instance);
     let mut search = Search::new(instance, &conflicts);
     let mut left = nodes;
     let mut used = 0u64;
@@ -211,6 +223,30 @@ pub fn optimal(instance: &Instance, nodes: u64) -> Result<OptimalOutcome, SizeOv
         layout: best,
         nodes: used,
     })
+}
+
+/// Whether the search's pairwise data (its conflict graph, its per-section item lists) would
+/// pass [`MAX_SEARCH_PAIRS`].
+fn too_large(instance: &Instance) -> bool {
+    if pairs(instance) > MAX_SEARCH_PAIRS {
+        return true;
+    }
+    // Each movable item with bytes is listed once per section of its lifetime.
+    let movable = Instance {
+        items: instance
+            .items
+            .iter()
+            .copied()
+            .filter(|it| it.size > 0 && it.fixed.is_none())
+            .collect(),
+    };
+    let timeline = Timeline::new(&movable);
+    let incidences: u64 = timeline
+        .span
+        .iter()
+        .map(|&(lo, hi)| u64::from(hi - lo))
+        .sum();
+    incidences > MAX_SEARCH_PAIRS
 }
 
 /// The bytes each static part of the search uses in `layout`.

@@ -319,6 +319,36 @@ fn a_pin_forces_the_big_buffer_above_it() {
     assert_eq!(o.lower_bound, 16);
 }
 
+/// The search's memory is bounded: past `MAX_SEARCH_PAIRS` conflicting pairs the pinned
+/// instance above (scaled by a million, so that it decides the bytes) is not searched.
+#[test]
+fn too_many_pairs_return_best_of_unsearched() {
+    let scaled = |size: u64, first, last| item(size * 1_000_000, first, last);
+    let mut p = scaled(4, 0, 2);
+    p.fixed = Some(4_000_000);
+    let mut items = vec![p, scaled(8, 0, 0), scaled(4, 1, 2), scaled(4, 2, 2)];
+    let o = optimal(
+        &Instance {
+            items: items.clone(),
+        },
+        1000,
+    )
+    .unwrap();
+    // Searched, it is proven optimal (the search exhausts every capacity below 16 MB).
+    assert!(o.proven_optimal && o.layout.bytes == 16_000_000);
+    // 3,000 one-byte buffers live together at step 10: 4,498,500 pairs, more than 2^22.
+    items.extend((0..3000).map(|_| item(1, 10, 10)));
+    let inst = Instance { items };
+    assert!(crate::conflicts::pairs(&inst) > crate::optimal::MAX_SEARCH_PAIRS);
+    let o = optimal(&inst, 1000).unwrap();
+    assert_eq!(o.layout, best_of(&inst).unwrap());
+    assert_eq!(o.layout.bytes, 16_000_000);
+    assert_eq!(
+        (o.proven_optimal, o.nodes, o.lower_bound),
+        (false, 0, 12_000_000)
+    );
+}
+
 /// A budget of zero nodes is best_of; the default strategy is `optimal` with its default
 /// budget.
 #[test]

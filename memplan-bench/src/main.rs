@@ -10,7 +10,8 @@
 //! (`file,buffers,lower_bound,strategy,bytes,proven_optimal,ms`) and a table on stderr. For
 //! ExecuTorch files, a row with strategy `executorch` gives ExecuTorch's own bytes (its `ms`
 //! is empty). With `--synthetic` it times the strategies on seeded synthetic instances of
-//! growing size instead.
+//! growing size instead (`--shapes` and `--sizes` choose them, so that one shape and size
+//! can run alone, for instance under `/usr/bin/time -v` to read its peak memory).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -32,7 +33,8 @@ struct Cli {
     /// Folders (or files) to read plan CSVs from, recursively.
     dirs: Vec<PathBuf>,
     /// Also write every plan as `<input stem>.<strategy>.csv` (`name,offset,size,first,last`,
-    /// inclusive lifetimes) into this folder.
+    /// inclusive lifetimes) into this folder; synthetic plans as
+    /// `<shape>_<buffers>.<strategy>.csv`.
     #[arg(long, value_name = "OUT")]
     write_plans: Option<PathBuf>,
     /// The node budget of the `optimal` strategy.
@@ -48,6 +50,13 @@ struct Cli {
     /// Time the strategies on synthetic instances instead of files.
     #[arg(long)]
     synthetic: bool,
+    /// Synthetic shapes, comma separated, from `chain,residual,random,all_live,seven_steps,nested`.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "chain,residual,random,all_live,seven_steps,nested"
+    )]
+    shapes: Vec<String>,
     /// Synthetic sizes (buffers), comma separated.
     #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000")]
     sizes: Vec<usize>,
@@ -123,6 +132,32 @@ fn write_plan(out: &Path, input: &Input, strategy: &str, p: &Plan) -> Result<(),
             b.size.to_string(),
             b.lifetime.first.to_string(),
             b.lifetime.last.to_string(),
+        ])
+        .map_err(err)?;
+    }
+    w.flush().map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Writes a synthetic layout as `<stem>.<strategy>.csv` (`name,offset,size,first,last`).
+fn write_layout(
+    out: &Path,
+    stem: &str,
+    strategy: &str,
+    instance: &memplan_planner::Instance,
+    layout: &memplan_planner::Layout,
+) -> Result<(), String> {
+    let path = out.join(format!("{stem}.{strategy}.csv"));
+    let err = |e: csv::Error| format!("{}: {e}", path.display());
+    let mut w = csv::Writer::from_path(&path).map_err(err)?;
+    w.write_record(["name", "offset", "size", "first", "last"])
+        .map_err(err)?;
+    for (i, (it, off)) in instance.items.iter().zip(&layout.offsets).enumerate() {
+        w.write_record([
+            format!("b{i}"),
+            off.to_string(),
+            it.size.to_string(),
+            it.lifetime.first.to_string(),
+            it.lifetime.last.to_string(),
         ])
         .map_err(err)?;
     }
@@ -310,7 +345,15 @@ fn run_synthetic(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
         "max ms"
     );
     let runs = cli.runs.max(1);
-    for shape in Shape::ALL {
+    let shapes = cli
+        .shapes
+        .iter()
+        .map(|s| Shape::from_name(s.trim()).ok_or_else(|| format!("unknown shape `{s}`")))
+        .collect::<Result<Vec<Shape>, String>>()?;
+    if let Some(out) = &cli.write_plans {
+        std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    for shape in shapes {
         for &n in &cli.sizes {
             let instance = synth::generate(shape, n, cli.seed);
             let live = synth::max_live(&instance);
@@ -335,6 +378,10 @@ fn run_synthetic(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
                 let out = first.unwrap_or_else(|| unreachable!());
                 check_layout(&instance, &out.layout)
                     .map_err(|e| format!("{} {n} {}: {e}", shape.name(), strategy.name()))?;
+                if let Some(dir) = &cli.write_plans {
+                    let stem = format!("{}_{n}", shape.name());
+                    write_layout(dir, &stem, strategy.name(), &instance, &out.layout)?;
+                }
                 let (min, max) = times
                     .iter()
                     .fold((f64::MAX, 0f64), |(a, b), &t| (a.min(t), b.max(t)));

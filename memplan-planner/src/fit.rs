@@ -193,32 +193,42 @@ impl FitPlan {
         };
         let contents = Contents::new(&tree, timeline, &sizes);
         let nodes = 2 * tree.leaves;
-        // Every walk, once, to learn which unions are read; ids in order of first use.
-        const NONE: u32 = u32::MAX;
-        let (mut own_id, mut sub_id) = (vec![NONE; nodes], vec![NONE; nodes]);
-        let mut unions = 0u32;
-        let mut id = |slot: &mut u32| {
-            if *slot == NONE {
-                *slot = unions;
-                unions = unions.checked_add(1).expect("fewer than 2^32 unions");
-            }
-            *slot
-        };
-        let (mut read_start, mut reads) = (Vec::with_capacity(n + 1), Vec::new());
+        // Every walk, once, to learn which unions are read.
+        let (mut read_start, mut walked) = (Vec::with_capacity(n + 1), Vec::new());
         let (mut stack, mut taken) = (Vec::new(), Vec::new());
+        let (mut own_read, mut sub_read) = (vec![false; nodes], vec![false; nodes]);
         read_start.push(0);
         for (i, it) in items.iter().enumerate() {
             if it.size > 0 && it.fixed.is_none() {
                 walk(&tree, &contents, timeline.span[i], &mut stack, &mut taken);
                 for &t in &taken {
-                    reads.push(match t {
-                        Take::Own(v) => id(&mut own_id[v]),
-                        Take::Sub(v) => id(&mut sub_id[v]),
-                    });
+                    match t {
+                        Take::Own(v) => own_read[v] = true,
+                        Take::Sub(v) => sub_read[v] = true,
+                    }
                 }
+                // The fullest union first: it usually decides the offset, and the others
+                // then agree at once.
+                taken.sort_by_key(|&t| {
+                    std::cmp::Reverse(match t {
+                        Take::Own(v) => contents.own[v],
+                        Take::Sub(v) => contents.count[v],
+                    })
+                });
+                walked.extend_from_slice(&taken);
             }
-            read_start.push(index(reads.len()));
+            read_start.push(index(walked.len()));
         }
+        // Unions numbered in time order of their nodes (by first section, the wider node
+        // first), so that the unions of one item sit close together in memory.
+        let (own_id, sub_id, unions) = number(&tree, &own_read, &sub_read);
+        let reads = walked
+            .iter()
+            .map(|&t| match t {
+                Take::Own(v) => own_id[v],
+                Take::Sub(v) => sub_id[v],
+            })
+            .collect();
         // Each item is added to the unions read at its storage nodes (`own`) and at those
         // nodes and every node above them (`sub`).
         let (mut add_start, mut adds) = (Vec::with_capacity(n + 1), Vec::new());
@@ -229,13 +239,13 @@ impl FitPlan {
             if it.size > 0 {
                 tree.storage(timeline.span[i], &mut at);
                 for &d in &at {
-                    if own_id[d] != NONE {
+                    if own_id[d] != u32::MAX {
                         adds.push(own_id[d]);
                     }
                     let mut v = d;
                     while v >= 1 && stamp[v] != i as u32 {
                         stamp[v] = i as u32;
-                        if sub_id[v] != NONE {
+                        if sub_id[v] != u32::MAX {
                             adds.push(sub_id[v]);
                         }
                         v >>= 1;
@@ -249,7 +259,7 @@ impl FitPlan {
             reads,
             add_start,
             adds,
-            unions: unions as usize,
+            unions,
         }
     }
 
@@ -260,6 +270,37 @@ impl FitPlan {
     fn adds(&self, i: usize) -> &[u32] {
         &self.adds[self.add_start[i] as usize..self.add_start[i + 1] as usize]
     }
+}
+
+/// Numbers the unions that are read (`own_read`, `sub_read` per node) in time order of their
+/// nodes: by first section, the wider node first, `own` before `sub`. Returns the ids per
+/// node (`u32::MAX` where none) and the count.
+///
+/// # Panics
+///
+/// With more than `u32::MAX` unions.
+fn number(tree: &Tree, own_read: &[bool], sub_read: &[bool]) -> (Vec<u32>, Vec<u32>, usize) {
+    let nodes = own_read.len();
+    // A node's first section and width: node `v` at depth `d` covers `leaves >> d` sections.
+    let key = |v: usize| {
+        let depth = v.ilog2();
+        let width = tree.leaves >> depth;
+        let first = (v - (1 << depth)) * width;
+        (first, std::cmp::Reverse(width))
+    };
+    let mut read: Vec<usize> = (1..nodes).filter(|&v| own_read[v] || sub_read[v]).collect();
+    read.sort_unstable_by_key(|&v| key(v));
+    let (mut own_id, mut sub_id) = (vec![u32::MAX; nodes], vec![u32::MAX; nodes]);
+    let mut count = 0u32;
+    for v in read {
+        for (is_read, id) in [(own_read[v], &mut own_id[v]), (sub_read[v], &mut sub_id[v])] {
+            if is_read {
+                *id = count;
+                count = count.checked_add(1).expect("fewer than 2^32 unions");
+            }
+        }
+    }
+    (own_id, sub_id, count as usize)
 }
 
 fn index(len: usize) -> u32 {

@@ -3,9 +3,10 @@
 //!
 //! [`Unions`] holds many sets (one per node of first fit's time tree that some item reads,
 //! see [`crate::fit`]). Each set is the union of the byte ranges inserted into it, kept as
-//! disjoint, non-touching intervals `[start, end)` in order of `start`: in a sorted list
-//! while it has at most [`SHORT`] intervals (most sets do, and a short list is the fastest
-//! thing to scan), then in a treap in one arena shared by all the sets. In the treap every
+//! disjoint, non-touching intervals `[start, end)` in order of `start`: in a sorted array
+//! inside the set's own record while it has at most [`SHORT`] intervals (most sets do, and
+//! a short array in one place is the fastest thing to scan), then in a treap in one arena
+//! shared by all the sets. In the treap every
 //! interval records the free gap before it (`start` minus the previous interval's `end`, or
 //! minus 0 for the first), and every subtree the largest such gap in it, so a search skips
 //! every subtree whose gaps are all smaller than the size asked for.
@@ -15,7 +16,7 @@
 //!
 //! # Cost
 //!
-//! With `m` intervals in a set: at most [`SHORT`] steps while the set is a list; then an
+//! With `m` intervals in a set: at most [`SHORT`] steps while the set is short; then an
 //! insertion is `O(log m)` expected, and a fit query `O(log m)` expected, plus `O(log m)` for each gap it meets that is large enough in bytes
 //! but too small once its start is rounded up to the alignment (none when every size and
 //! offset is a multiple of the alignment). The treap's priorities are a fixed hash of the
@@ -24,8 +25,30 @@
 /// No node.
 const NIL: u32 = u32::MAX;
 
-/// A set with more intervals than this moves from its sorted list to the treap.
-pub(crate) const SHORT: usize = 32;
+/// A set with more intervals than this moves from its record's array to the treap.
+pub(crate) const SHORT: usize = 7;
+
+/// One set: its intervals in order while it has at most [`SHORT`], else its treap root.
+#[derive(Clone, Copy, Debug)]
+struct Set {
+    /// The treap root (`NIL` while the intervals are in `short`).
+    root: u32,
+    /// How many of `short` are in use.
+    len: u32,
+    short: [(u64, u64); SHORT],
+}
+
+impl Set {
+    const EMPTY: Set = Set {
+        root: NIL,
+        len: 0,
+        short: [(0, 0); SHORT],
+    };
+
+    fn short(&self) -> &[(u64, u64)] {
+        &self.short[..self.len as usize]
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 struct Node {
@@ -50,11 +73,7 @@ pub(crate) struct Unions {
     nodes: Vec<Node>,
     /// Slots of nodes merged away, for reuse.
     spare: Vec<u32>,
-    /// The root of each set in the treap (`NIL` while the set is a list).
-    roots: Vec<u32>,
-    /// Each set's intervals while it has at most [`SHORT`] of them (their capacity is kept
-    /// across [`Unions::reset`]).
-    lists: Vec<Vec<(u64, u64)>>,
+    sets: Vec<Set>,
 }
 
 /// `value` rounded up to a multiple of `align` (a power of two), without overflow.
@@ -68,51 +87,53 @@ impl Unions {
     pub(crate) fn reset(&mut self, sets: usize) {
         self.nodes.clear();
         self.spare.clear();
-        self.roots.clear();
-        self.roots.resize(sets, NIL);
-        self.lists.iter_mut().for_each(Vec::clear);
-        self.lists.resize_with(sets, Vec::new);
+        self.sets.clear();
+        self.sets.resize(sets, Set::EMPTY);
     }
 
     /// Whether set `s` has no interval.
     pub(crate) fn is_empty(&self, s: usize) -> bool {
-        self.roots[s] == NIL && self.lists[s].is_empty()
+        let set = &self.sets[s];
+        set.root == NIL && set.len == 0
     }
 
     /// Adds the bytes `[start, end)` to set `s` (`start < end`).
     pub(crate) fn insert(&mut self, s: usize, start: u64, end: u64) {
         debug_assert!(start < end);
-        if self.roots[s] != NIL {
+        if self.sets[s].root != NIL {
             self.insert_in_tree(s, start, end);
             return;
         }
-        let list = &mut self.lists[s];
-        // The intervals that overlap or touch `[start, end]` are `list[i..j]`.
-        let i = list.partition_point(|&(_, e)| e < start);
+        let set = &mut self.sets[s];
+        let len = set.len as usize;
+        // The intervals that overlap or touch `[start, end]` are `short[i..j]`.
+        let i = set.short[..len].partition_point(|&(_, e)| e < start);
         let mut j = i;
-        while j < list.len() && list[j].0 <= end {
+        while j < len && set.short[j].0 <= end {
             j += 1;
         }
-        if i == j {
-            list.insert(i, (start, end));
+        if i < j {
+            set.short[i] = (start.min(set.short[i].0), end.max(set.short[j - 1].1));
+            set.short.copy_within(j..len, i + 1);
+            set.len -= (j - i - 1) as u32;
+        } else if len < SHORT {
+            set.short.copy_within(i..len, i + 1);
+            set.short[i] = (start, end);
+            set.len += 1;
         } else {
-            list[i] = (start.min(list[i].0), end.max(list[j - 1].1));
-            list.drain(i + 1..j);
-        }
-        if list.len() > SHORT {
-            let list = std::mem::take(&mut self.lists[s]);
-            for &(a, b) in &list {
+            // Full: the set moves to the treap.
+            let short = set.short;
+            set.len = 0;
+            for (a, b) in short {
                 self.insert_in_tree(s, a, b);
             }
-            // Keep the capacity for the next pass.
-            self.lists[s] = list;
-            self.lists[s].clear();
+            self.insert_in_tree(s, start, end);
         }
     }
 
     fn insert_in_tree(&mut self, s: usize, start: u64, end: u64) {
         let (mut a, mut b) = (start, end);
-        let (mut left, rest) = self.split(self.roots[s], |n| n.start < a);
+        let (mut left, rest) = self.split(self.sets[s].root, |n| n.start < a);
         // The last interval before `a` overlaps or touches the new one: absorb it.
         if left != NIL && self.nodes[left as usize].last_end >= a {
             let (l, last) = self.split_last(left);
@@ -137,7 +158,7 @@ impl Unions {
             right = self.set_first_gap(right, b);
         }
         let joined = self.merge(left, node);
-        self.roots[s] = self.merge(joined, right);
+        self.sets[s].root = self.merge(joined, right);
     }
 
     /// The lowest offset `y >= x`, a multiple of `align`, such that `[y, y + size)` overlaps
@@ -145,10 +166,10 @@ impl Unions {
     /// exact too.
     pub(crate) fn fit(&self, s: usize, x: u128, size: u64, align: u64) -> u128 {
         let size = u128::from(size);
-        let root = self.roots[s];
+        let root = self.sets[s].root;
         let mut y = align_up(x, align);
         if root == NIL {
-            let list = &self.lists[s];
+            let list = self.sets[s].short();
             let first = list.partition_point(|&(_, e)| u128::from(e) <= y);
             for &(start, end) in &list[first..] {
                 if y + size <= u128::from(start) {
@@ -410,10 +431,10 @@ mod tests {
             walk(u, n.right, prev, out);
         }
         let mut out = Vec::new();
-        if u.roots[s] == NIL {
-            return u.lists[s].clone();
+        if u.sets[s].root == NIL {
+            return u.sets[s].short().to_vec();
         }
-        walk(u, u.roots[s], &mut 0, &mut out);
+        walk(u, u.sets[s].root, &mut 0, &mut out);
         out
     }
 

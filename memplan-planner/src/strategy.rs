@@ -55,10 +55,9 @@ pub enum Strategy {
     /// the item's lifetime, `W`: lifetime length, `A`: size times length; each largest
     /// first; then declaration order). When `best_of` already meets the lower bound the
     /// search does not run and nothing pairwise is built. Its memory is bounded: an
-    /// instance with more than 4,194,304 (2^22) conflicting pairs, or more than 2^22
-    /// (buffer, section) incidences of movable buffers over the time sections where some
-    /// buffer starts or ends, is not searched: the result is `best_of`'s plan, proven
-    /// optimal only if it meets the lower bound, with 0 nodes used.
+    /// instance with more than 4,194,304 (2^22) conflicting pairs is not searched: the
+    /// result is `best_of`'s plan, proven optimal only if it meets the lower bound, with 0
+    /// nodes used.
     Optimal {
         /// The budget, in search nodes (a node: one more buffer placed, with the partial
         /// plan passing every check of the search, as MiniMalloc counts). `0` returns

@@ -1,6 +1,7 @@
 //! The static data of a search, built once per instance: the movable items with bytes
 //! ("locals", numbered `0..m`), what each conflicts with, and the sections of time they
-//! live in.
+//! live in (their bytes per section and the static parts; the floors are in
+//! [`super::floors`]).
 
 use crate::conflicts::Conflicts;
 use crate::instance::{Instance, align_up};
@@ -30,15 +31,9 @@ pub(super) struct Locals {
     pub(super) obs: Vec<(u64, u64)>,
 }
 
-/// The sections of time: which locals live in each, and the static parts.
+/// The sections of time: the bytes live in each, the locals crossing each boundary, and the
+/// static parts.
 pub(super) struct Sections {
-    /// `start[s]..start[s + 1]` is section `s`'s range of the section lists.
-    pub(super) start: Vec<usize>,
-    /// The section lists at the start of a search (locals live in each section).
-    pub(super) items0: Vec<u32>,
-    /// `pos_start[u] + (s - span[u].0)` indexes a position table: where local `u` sits in
-    /// section `s`'s list.
-    pub(super) pos_start: Vec<usize>,
     /// Bytes of locals live in each section.
     pub(super) total: Vec<u64>,
     /// Locals crossing each section boundary `k` (between sections `k` and `k + 1`).
@@ -52,22 +47,7 @@ pub(super) struct Sections {
 impl Sections {
     /// The number of sections.
     pub(super) fn count(&self) -> usize {
-        self.start.len() - 1
-    }
-
-    /// Where each local sits in each section's list, as indexed through `pos_start`.
-    pub(super) fn positions(&self, locals: &Locals) -> Vec<usize> {
-        let mut pos = vec![0usize; *self.pos_start.last().unwrap_or(&0)];
-        for s in 0..self.count() {
-            for (k, &u) in self.items0[self.start[s]..self.start[s + 1]]
-                .iter()
-                .enumerate()
-            {
-                let u = u as usize;
-                pos[self.pos_start[u] + (s - locals.span[u].0 as usize)] = self.start[s] + k;
-            }
-        }
-        pos
+        self.total.len()
     }
 }
 
@@ -161,34 +141,6 @@ impl Sections {
     pub(super) fn new(locals: &Locals, timeline: &Timeline, total: Vec<u64>) -> Sections {
         let s = timeline.sections();
         let span = &locals.span;
-        let mut count = vec![0usize; s + 1];
-        for &(lo, hi) in span {
-            for k in lo..hi {
-                count[k as usize] += 1;
-            }
-        }
-        let mut start = Vec::with_capacity(s + 1);
-        let mut acc = 0;
-        for c in &count[..s] {
-            start.push(acc);
-            acc += c;
-        }
-        start.push(acc);
-        let mut fill = start.clone();
-        let mut items0 = vec![0u32; acc];
-        for (u, &(lo, hi)) in span.iter().enumerate() {
-            for k in lo..hi {
-                items0[fill[k as usize]] = u as u32;
-                fill[k as usize] += 1;
-            }
-        }
-        let mut pos_start = Vec::with_capacity(span.len() + 1);
-        let mut n = 0;
-        for &(lo, hi) in span {
-            pos_start.push(n);
-            n += (hi - lo) as usize;
-        }
-        pos_start.push(n);
         let mut cut0 = vec![0u32; s.saturating_sub(1)];
         for &(lo, hi) in span {
             for k in lo..hi.saturating_sub(1) {
@@ -197,9 +149,6 @@ impl Sections {
         }
         let (parts, part_items, part_of) = static_parts(locals, timeline);
         Sections {
-            start,
-            items0,
-            pos_start,
             total,
             cut0,
             parts,
@@ -230,7 +179,7 @@ fn static_parts(locals: &Locals, timeline: &Timeline) -> (Vec<Part>, Vec<u32>, V
             items: (start, items.len()),
             lo,
             hi,
-            salt: 0,
+            ..Part::default()
         });
     }
     let mut part_of = vec![0u32; m];

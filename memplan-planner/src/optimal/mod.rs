@@ -58,8 +58,8 @@
 //! ([`crate::instance::aligned_lower_bound`]) and the highest end of a pinned item. If
 //! `U = L` it is done, before building anything pairwise (the common case, and the reason
 //! a plan of 100,000 buffers all live at once costs no more than `best_of`). It also stops
-//! there, with `best_of`'s plan unproven, when the search's conflict graph or section lists
-//! would pass [`MAX_SEARCH_PAIRS`] entries (counted first, in `O(n log n)`). Otherwise it asks the decision question for a sequence of
+//! there, with `best_of`'s plan unproven, when the search's conflict graph would pass
+//! [`MAX_SEARCH_PAIRS`] pairs (counted first, in `O(n log n)`). Otherwise it asks the decision question for a sequence of
 //! capacities, each with a share of the budget, keeping the best layout found:
 //!
 //! 1. `C = L`, with half the budget. A layout found there is optimal. A search that ends
@@ -84,20 +84,26 @@
 //!
 //! # Cost
 //!
-//! A node costs about `O(n + k·(d + s·l))` for `n` items in its part, `k` candidates tried
-//! before one passes the checks, `d` items sharing a step with a placed one, and `s`
-//! sections touched of at most `l` live items each, plus `O(n log n)` when it splits: 5 to
-//! 25 µs on the 170- to 409-item MiniMalloc instances (release build, 10,000 nodes).
-//! Memory: `O(n + P + S·L)` plus up to about 48 bytes per remembered failed state.
+//! A node costs about `O(n + k·(s + d·log S))` for `n` items in its part, `k` candidates
+//! tried before one passes the checks, `s` sections in the placed item's lifetime, `d`
+//! items sharing a step with it, and `S` sections: the section floors live in a tree over
+//! the sections (`floors`), where an item that moves touches `O(log S)` nodes instead of
+//! every section of its lifetime, and a section's floor is re-checked only when a node
+//! above it loses the last item at its lowest offset. Plus `O(n log n)` when it splits.
+//! Per node, on the MiniMalloc instances: about 1-2 µs (170 to 374 items) and 6 µs (J, 409
+//! items, long lifetimes) in a release build; the memplan-bench README has the figures.
+//! Memory: `O(n log S + P)` plus up to about 48 bytes per remembered failed state.
 //!
 //! # Layout of the code
 //!
 //! This file is the driver (the capacities asked, the budget shares). The search itself:
 //! `search` (the depth-first loop over nodes and splits), `build` (the static data of an
-//! instance), `state` (the dynamic state of a node and its undo log), `memo` (remembered
+//! instance), `state` (the dynamic state of a node and its undo log), `floors` (the
+//! section floors and the section inference check over them), `memo` (remembered
 //! failed states) and `preorder` (the static and re-ranked orders of candidates).
 
 mod build;
+mod floors;
 mod memo;
 mod preorder;
 mod search;
@@ -106,7 +112,6 @@ mod state;
 use crate::best_of::best_of;
 use crate::conflicts::{Conflicts, pairs};
 use crate::instance::{Instance, Layout, SizeOverflow, aligned_lower_bound, lower_bound};
-use crate::timeline::Timeline;
 use search::Search;
 
 /// What [`optimal`] found.
@@ -133,10 +138,10 @@ pub(crate) enum Status {
     OutOfNodes,
 }
 
-/// The most conflicting pairs (edges of the search's conflict graph) the search is built
-/// for, and the most (item, section) incidences of its section lists: about 32 MiB each.
-/// Above either, [`optimal`] returns `best_of`'s plan as it is, unproven unless it meets the
-/// lower bound, with 0 nodes: the search's memory stays bounded whatever the shape.
+/// The most conflicting pairs (edges of the search's conflict graph, 32 MiB of adjacency
+/// at most) the search is built for. Above it, [`optimal`] returns `best_of`'s plan as it
+/// is, unproven unless it meets the lower bound, with 0 nodes: the search's memory stays
+/// bounded whatever the shape.
 pub(crate) const MAX_SEARCH_PAIRS: u64 = 1 << 22;
 
 /// The exact search under a budget of `nodes` search nodes (see the module documentation):
@@ -145,8 +150,8 @@ pub(crate) const MAX_SEARCH_PAIRS: u64 = 1 << 22;
 /// The result never uses more bytes than `best_of`'s, respects every item's alignment and
 /// pinned offset, and is reported proven optimal when its bytes equal a proven lower bound.
 /// `nodes = 0` returns `best_of`'s layout, and so does an instance whose search would
-/// need more than [`MAX_SEARCH_PAIRS`] conflicting pairs or section incidences (counted in
-/// `O(n log n)` before anything pairwise is built).
+/// need more than [`MAX_SEARCH_PAIRS`] conflicting pairs (counted in `O(n log n)` before
+/// anything pairwise is built).
 ///
 /// # Errors
 ///
@@ -225,28 +230,12 @@ pub fn optimal(instance: &Instance, nodes: u64) -> Result<OptimalOutcome, SizeOv
     })
 }
 
-/// Whether the search's pairwise data (its conflict graph, its per-section item lists) would
-/// pass [`MAX_SEARCH_PAIRS`].
+/// Whether the search's conflict graph would pass [`MAX_SEARCH_PAIRS`] pairs. (Its other
+/// data is smaller: a local lives in at most `1 + 2d` sections for `d` conflicts, as each
+/// section boundary inside its lifetime is where a local it conflicts with starts or ends,
+/// and it is stored at `O(log S)` nodes of the floor tree.)
 fn too_large(instance: &Instance) -> bool {
-    if pairs(instance) > MAX_SEARCH_PAIRS {
-        return true;
-    }
-    // Each movable item with bytes is listed once per section of its lifetime.
-    let movable = Instance {
-        items: instance
-            .items
-            .iter()
-            .copied()
-            .filter(|it| it.size > 0 && it.fixed.is_none())
-            .collect(),
-    };
-    let timeline = Timeline::new(&movable);
-    let incidences: u64 = timeline
-        .span
-        .iter()
-        .map(|&(lo, hi)| u64::from(hi - lo))
-        .sum();
-    incidences > MAX_SEARCH_PAIRS
+    pairs(instance) > MAX_SEARCH_PAIRS
 }
 
 /// The bytes each static part of the search uses in `layout`.

@@ -12,7 +12,7 @@ use super::preorder::{PREORDERS, Preorder};
 use super::state::{State, UNPLACED};
 
 /// A set of unplaced items and the sections `[lo, hi)` they live in.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Part {
     /// The range of the items' list (the static parts' list, or the stack's).
     pub(super) items: (usize, usize),
@@ -21,6 +21,13 @@ pub(super) struct Part {
     /// Tells apart the preorders of parts made by a split (0 for a static part): a hash of
     /// the part's items, which fix the part's preorder.
     pub(super) salt: u128,
+    /// Set by the first node of the part (see [`Search::candidates`]): the Zobrist keys of
+    /// the unplaced locals outside the part, XORed, which stay put while the part is
+    /// searched; how many of its locals were unplaced; and how many locals were placed in
+    /// all.
+    pub(super) outside: u128,
+    pub(super) unplaced: u64,
+    pub(super) placed_before: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -111,12 +118,85 @@ impl Search {
         self.stack.clear();
     }
 
-    /// Pushes the candidates of a node of `part` after an item at `(o, pre)`; returns
-    /// `None` when the part has no unplaced item left (solved), else the candidate range.
-    fn candidates(&mut self, part: &Part, o: u64, pre: u32, cap: u64) -> Option<(usize, usize)> {
+    /// Pushes the candidates of a node of part `p` (of the stack) after an item at
+    /// `(o, pre)`; returns `None` when the part has no unplaced item left (solved), else the
+    /// candidate range. `first` for the part's first node, which also records what its
+    /// later nodes need to skip a pass over the part's items.
+    fn candidates(
+        &mut self,
+        p: usize,
+        (o, pre): (u64, u32),
+        cap: u64,
+        first: bool,
+    ) -> Option<(usize, usize)> {
+        if first {
+            return self.first_candidates(p, cap);
+        }
+        let part = self.stack.parts[p];
+        // Only this part's locals were placed or raised since its first node, and every one
+        // still fits (or the placement failed).
+        if part.unplaced == self.st.placed - part.placed_before {
+            return None;
+        }
+        let start = self.stack.cands.len();
+        let key = part.salt ^ self.st.unplaced_key ^ part.outside;
+        self.last_key = key;
+        // The same unplaced items at the same lowest offsets failed before with at least
+        // these candidates.
+        let dead = self.memo.failed_at(key).is_some_and(|at| at <= (o, pre));
+        let most = self.most_unplaced(&part);
+        if dead || most > cap {
+            return Some((start, start));
+        }
+        let mut min_height = u64::MAX;
+        for k in part.items.0..part.items.1 {
+            let u = self.stack.part_items[k] as usize;
+            if self.st.off[u] == UNPLACED {
+                min_height = min_height.min(self.st.min_off[u].saturating_add(self.loc.size[u]));
+            }
+        }
+        let limit = (cap - most).min(min_height - 1);
+        self.push_candidates(&part, (o, pre), limit, start);
+        Some((start, self.stack.cands.len()))
+    }
+
+    /// Pushes the unplaced items of `part` that may go next after `(o, pre)`, at most at
+    /// `limit`, in order of offset then rank, onto the candidates from `start`.
+    fn push_candidates(&mut self, part: &Part, (o, pre): (u64, u32), limit: u64, start: usize) {
+        for k in part.items.0..part.items.1 {
+            let u = self.stack.part_items[k] as usize;
+            if self.st.off[u] != UNPLACED {
+                continue;
+            }
+            let m = self.st.min_off[u];
+            let twin = self.order.twin_prev[u];
+            if m <= limit
+                && (m, self.order.rank[u]) >= (o, pre)
+                && (twin == u32::MAX || self.st.off[twin as usize] != UNPLACED)
+            {
+                self.stack.cands.push(u as u32);
+            }
+        }
+        let (min_off, rank) = (&self.st.min_off, &self.order.rank);
+        self.stack.cands[start..]
+            .sort_unstable_by_key(|&u| (min_off[u as usize], rank[u as usize]));
+    }
+
+    /// The most unplaced bytes in a section of `part`.
+    fn most_unplaced(&self, part: &Part) -> u64 {
+        self.st.rem[part.lo as usize..part.hi as usize]
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// [`Search::candidates`] for the first node of part `p`, by passes over its items.
+    fn first_candidates(&mut self, p: usize, cap: u64) -> Option<(usize, usize)> {
+        let part = self.stack.parts[p];
         let start = self.stack.cands.len();
         let mut min_height = u64::MAX;
-        let mut any = false;
+        let mut unplaced = 0u64;
         let mut dead = false;
         let mut key = 0u128;
         key ^= part.salt;
@@ -125,7 +205,7 @@ impl Search {
             if self.st.off[u] != UNPLACED {
                 continue;
             }
-            any = true;
+            unplaced += 1;
             key ^= self.st.zkey[u];
             let h = self.st.min_off[u].saturating_add(self.loc.size[u]);
             if h > cap {
@@ -134,42 +214,24 @@ impl Search {
             }
             min_height = min_height.min(h);
         }
-        if !any {
+        if unplaced == 0 {
             return None;
         }
         self.last_key = key;
+        let record = &mut self.stack.parts[p];
+        record.outside = key ^ part.salt ^ self.st.unplaced_key;
+        record.unplaced = unplaced;
+        record.placed_before = self.st.placed;
         if !dead && let Some(at) = self.memo.failed_at(key) {
-            // The same unplaced items at the same lowest offsets failed before with at
-            // least these candidates.
-            dead = at <= (o, pre);
+            dead = at <= (0, 0);
         }
         // Every later item goes at or above the next one's offset `x`, so each section
         // needs `x` plus its unplaced bytes to fit: `x <= cap - (most bytes unplaced in a
         // section)`. With dominance, `x < min_height`.
-        let most = self.st.rem[part.lo as usize..part.hi as usize]
-            .iter()
-            .copied()
-            .max()
-            .unwrap_or(0);
+        let most = self.most_unplaced(&part);
         if !dead && most <= cap {
             let limit = (cap - most).min(min_height - 1);
-            for k in part.items.0..part.items.1 {
-                let u = self.stack.part_items[k] as usize;
-                if self.st.off[u] != UNPLACED {
-                    continue;
-                }
-                let m = self.st.min_off[u];
-                let twin = self.order.twin_prev[u];
-                if m <= limit
-                    && (m, self.order.rank[u]) >= (o, pre)
-                    && (twin == u32::MAX || self.st.off[twin as usize] != UNPLACED)
-                {
-                    self.stack.cands.push(u as u32);
-                }
-            }
-            let (min_off, rank) = (&self.st.min_off, &self.order.rank);
-            self.stack.cands[start..]
-                .sort_unstable_by_key(|&u| (min_off[u as usize], rank[u as usize]));
+            self.push_candidates(&part, (0, 0), limit, start);
         }
         Some((start, self.stack.cands.len()))
     }
@@ -184,13 +246,13 @@ impl Search {
             items: (0, self.stack.part_items.len()),
             lo: root.lo,
             hi: root.hi,
-            salt: 0,
+            ..Part::default()
         });
         let root_part = self.stack.parts[0];
-        if !self.st.fits((root_part.lo, root_part.hi), 0, cap) {
+        if !self.st.fits((root_part.lo, root_part.hi), cap) {
             return Status::Infeasible;
         }
-        let Some(cands) = self.candidates(&root_part, 0, 0, cap) else {
+        let Some(cands) = self.candidates(0, (0, 0), cap, true) else {
             return Status::Found;
         };
         let mark = self.st.mark();
@@ -246,7 +308,7 @@ impl Search {
             f.next += 1;
             f.mark = self.st.mark();
             let x = self.st.min_off[b];
-            if !self.st.place(&self.loc, &self.sec, b, cap) {
+            if !self.st.place(&self.loc, b, cap) {
                 self.st.undo(&self.loc, f.mark);
                 continue;
             }
@@ -322,7 +384,7 @@ impl Search {
             &self.stack.part_items[part.items.0..part.items.1],
             &self.st.rem,
         );
-        Ok(match self.candidates(&part, 0, 0, cap) {
+        Ok(match self.candidates(p, (0, 0), cap, true) {
             None => Some(Status::Found),
             Some(c) if c.0 == c.1 => Some(Status::Infeasible),
             Some(cands) => {
@@ -368,7 +430,7 @@ impl Search {
         {
             return split;
         }
-        let cands = self.candidates(part, x, pre, cap)?;
+        let cands = self.candidates(pi, (x, pre), cap, false)?;
         let mark = self.st.mark();
         Some(Frame::Search(SearchFrame {
             part: pi,
@@ -411,6 +473,7 @@ impl Search {
                     lo: w[0],
                     hi: w[1],
                     salt,
+                    ..Part::default()
                 });
             }
         }

@@ -6,8 +6,8 @@
 //! [`ORDERINGS`] lists them, in this fixed order; every one ends its tie-break on the item
 //! index, so each is a total order:
 //!
-//! 0. `size`: greedy by size's own order ([`crate::greedy::greedy_order`]): size, largest
-//!    first; then longer lifetime; then earlier first step.
+//! 0. `size`: size, largest first; then longer lifetime; then earlier first step (greedy
+//!    by size's order until it took TensorFlow Lite Micro's tie-break, `tflm` below).
 //! 1. `peak`: the most bytes live at one step of the item's lifetime, largest first (the
 //!    items that sit in the busiest steps go first); then size, largest first; then longer
 //!    lifetime; then earlier first step.
@@ -19,6 +19,10 @@
 //!    largest first; then earlier first step.
 //! 5. `first`: first step, earliest first; then size, largest first; then longer lifetime.
 //! 6. `last`: last step, latest first; then size, largest first; then longer lifetime.
+//! 7. `tflm`: greedy by size's own order ([`crate::greedy::greedy_order`]): size, largest
+//!    first; then the higher index (the later declared) first, as TensorFlow Lite Micro's
+//!    `GreedyMemoryPlanner` places them. Last in the list, so it wins a part only where it
+//!    ends strictly lower than every ordering before it.
 //!
 //! # How the best is chosen
 //!
@@ -51,7 +55,7 @@ use crate::instance::{Instance, Layout, SizeOverflow};
 use crate::timeline::Timeline;
 
 /// The names of the orderings, in the order they are tried (see the module documentation).
-pub const ORDERINGS: [&str; 7] = [
+pub const ORDERINGS: [&str; 8] = [
     "size",
     "peak",
     "length",
@@ -59,6 +63,7 @@ pub const ORDERINGS: [&str; 7] = [
     "conflicts",
     "first",
     "last",
+    "tflm",
 ];
 
 /// Each item's peak: the most bytes live at one step of its lifetime (0 for zero-size
@@ -106,7 +111,7 @@ fn ordering(instance: &Instance, k: usize, peak: &[u64], degree: &[u64]) -> Vec<
     let size = |i: usize| items[i].size;
     let first = |i: usize| items[i].lifetime.first;
     match k {
-        0 => return greedy_order(instance),
+        0 => order.sort_unstable_by_key(|&i| (Reverse(size(i)), Reverse(len(i)), first(i), i)),
         1 => order.sort_unstable_by_key(|&i| {
             (
                 Reverse(peak[i]),
@@ -135,6 +140,7 @@ fn ordering(instance: &Instance, k: usize, peak: &[u64], degree: &[u64]) -> Vec<
                 i,
             )
         }),
+        7 => return greedy_order(instance),
         _ => panic!("no ordering number {k}"),
     }
     order

@@ -26,17 +26,22 @@ use crate::gaps::Unions;
 use crate::instance::{Instance, Layout, SizeOverflow};
 use crate::timeline::Timeline;
 
-/// The order greedy by size places items in: largest size first; ties by longer lifetime
-/// first, then earlier first step, then lower index.
+/// The order greedy by size places items in: largest size first; ties by higher index
+/// first (the item declared later goes first).
+///
+/// This is TensorFlow Lite Micro's `GreedyMemoryPlanner` order (its stable bubble sort by
+/// size over the buffers in reverse insertion order), and with first fit it gives that
+/// planner's offsets. Of the two tie-breaks measured on the 13 real ExecuTorch plans
+/// (49 to 257 buffers), this one and the one used before (longer lifetime first, then
+/// earlier first step, then lower index) tie on 12 and this one wins on the keyword
+/// spotter (64,000 bytes, its lower bound, against 96,000).
 pub fn greedy_order(instance: &Instance) -> Vec<usize> {
     let mut order: Vec<usize> = (0..instance.items.len()).collect();
     order.sort_by(|&a, &b| {
-        let (x, y) = (&instance.items[a], &instance.items[b]);
-        y.size
-            .cmp(&x.size)
-            .then(y.lifetime.len().cmp(&x.lifetime.len()))
-            .then(x.lifetime.first.cmp(&y.lifetime.first))
-            .then(a.cmp(&b))
+        instance.items[b]
+            .size
+            .cmp(&instance.items[a].size)
+            .then(b.cmp(&a))
     });
     order
 }
@@ -132,7 +137,7 @@ mod tests {
     }
 
     #[test]
-    fn order_is_size_then_length_then_first_then_index() {
+    fn order_is_size_then_the_later_item() {
         let inst = Instance {
             items: vec![
                 item(8, 1, 5, 5),
@@ -142,6 +147,6 @@ mod tests {
                 item(8, 1, 2, 5),
             ],
         };
-        assert_eq!(greedy_order(&inst), vec![1, 2, 3, 4, 0]);
+        assert_eq!(greedy_order(&inst), vec![1, 4, 3, 2, 0]);
     }
 }

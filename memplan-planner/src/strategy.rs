@@ -29,18 +29,21 @@ use crate::instance::{Instance, Layout, SizeOverflow};
 pub enum Strategy {
     /// Greedy by size, first fit: the baseline (TFLite Micro's and ExecuTorch's planners
     /// are variants of it). Pinned items are placed first, at their offsets; the others in
-    /// order of size, largest first; ties by longer lifetime first, then earlier first
-    /// step, then declaration order. Each goes at the lowest offset, a multiple of its
-    /// alignment, where it overlaps no placed item whose lifetime it shares a step with.
+    /// order of size, largest first; ties: the later declared first, as TensorFlow Lite
+    /// Micro's `GreedyMemoryPlanner` orders them. Each goes at the lowest offset, a multiple
+    /// of its alignment, where it overlaps no placed item whose lifetime it shares a step
+    /// with.
     Greedy,
     /// The best of several first-fit orderings, greedy's included: never more bytes than
     /// [`Strategy::Greedy`]. The orderings, in this order (each ends on declaration order):
-    /// `size` (greedy's own), `peak` (the most bytes live at one step of the item's
-    /// lifetime, largest first; then size, longer lifetime, earlier first step), `length`
+    /// `size` (largest first; then longer lifetime, earlier first step), `peak` (the most
+    /// bytes live at one step of the item's lifetime, largest first; then size, longer
+    /// lifetime, earlier first step), `length`
     /// (longest lifetime first; then size, earlier first step), `area` (size times
     /// lifetime, largest first; then size, earlier first step), `conflicts` (most items
     /// sharing a step first; then size, earlier first step), `first` (earliest first step;
-    /// then size, longer lifetime), `last` (latest last step; then size, longer lifetime).
+    /// then size, longer lifetime), `last` (latest last step; then size, longer lifetime),
+    /// `tflm` (greedy's own: largest first, then the later declared first).
     /// The items split at time cut lines (step boundaries no item with bytes is live
     /// across) into independent parts; in each part the ordering whose plan of the part
     /// ends lowest wins, ties to the earlier ordering.

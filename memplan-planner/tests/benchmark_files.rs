@@ -140,3 +140,74 @@ fn every_strategy_is_valid_on_minimalloc_instances() {
         );
     }
 }
+
+/// TensorFlow Lite Micro's `GreedyMemoryPlanner` (commit 90b983c2b, built and run on these
+/// files outside the repository): its arena bytes on MiniMalloc's instances. Greedy by
+/// size takes its order (size, then the later buffer first) and its first fit, so it gives
+/// the same bytes; `best_of` has that order among its candidates, so it never needs more.
+const TFLM_MINIMALLOC: &[(&str, u64)] = &[
+    ("B.1048576.csv", 1_412_096),
+    ("C.1048576.csv", 1_417_216),
+    ("E.1048576.csv", 1_435_648),
+    ("F.1048576.csv", 1_348_608),
+    ("G.1048576.csv", 1_433_600),
+    ("I.1048576.csv", 1_478_656),
+    ("J.1048576.csv", 1_298_432),
+];
+
+#[test]
+fn greedy_is_tflite_micros_greedy_planner_on_minimalloc_instances() {
+    let Some(dir) = minimalloc_dir() else { return };
+    for &(file, tflm) in TFLM_MINIMALLOC {
+        let p = minimalloc_problem(&dir, file);
+        let greedy = plan(&p, Strategy::Greedy).unwrap().regions[0].planned_bytes;
+        let best_of = plan(&p, Strategy::BestOf).unwrap().regions[0].planned_bytes;
+        assert_eq!(greedy, tflm, "{file}");
+        assert!(best_of <= tflm, "{file}: best_of {best_of}");
+    }
+}
+
+/// The same planner's bytes on the 13 ExecuTorch plans of the shared reference data (set
+/// `MEMPLAN_EXECUTORCH_PLANS_DIR` to that folder; skipped when it is not set). Greedy and
+/// naive files list the same tensors, so only the greedy files are read.
+const TFLM_EXECUTORCH: &[(&str, u64)] = &[
+    ("kws_dscnn_greedy.csv", 64_000),
+    ("mobilenet_v2_greedy.csv", 9_633_792),
+    ("mobilenet_v2_constprop_greedy.csv", 9_633_792),
+    ("resnet18_greedy.csv", 6_422_528),
+    ("resnet18_constprop_greedy.csv", 6_422_528),
+    ("transformer_encoder_greedy.csv", 557_056),
+    ("transformer_encoder_constprop_greedy.csv", 294_912),
+];
+
+#[test]
+fn greedy_is_tflite_micros_greedy_planner_on_the_shared_executorch_plans() {
+    let dir = match std::env::var_os("MEMPLAN_EXECUTORCH_PLANS_DIR") {
+        Some(d) if Path::new(&d).is_dir() => PathBuf::from(d),
+        _ => {
+            eprintln!(
+                "skipped: set MEMPLAN_EXECUTORCH_PLANS_DIR to the shared ExecuTorch plans \
+                 (for example ../shared/plans/executorch) to run this test"
+            );
+            return;
+        }
+    };
+    for &(file, tflm) in TFLM_EXECUTORCH {
+        let rows = read_executorch(&dir.join(file)).unwrap();
+        let p = problem(
+            rows.into_iter()
+                .map(|(_, r)| Buffer::new(r.name, r.size, 0, r.first, r.last))
+                .collect(),
+            16,
+        );
+        let greedy = plan(&p, Strategy::Greedy).unwrap().regions[0].planned_bytes;
+        let out = plan(&p, Strategy::BestOf).unwrap();
+        assert_eq!(greedy, tflm, "{file}");
+        assert!(out.regions[0].planned_bytes <= tflm, "{file}");
+        if file.starts_with("kws") {
+            // The lower bound: 64,000 bytes live at one step.
+            assert_eq!(out.regions[0].planned_bytes, out.regions[0].lower_bound);
+            assert!(out.regions[0].proven_optimal);
+        }
+    }
+}

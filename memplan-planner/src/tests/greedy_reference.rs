@@ -17,16 +17,11 @@ use proptest::prelude::*;
 mod reference {
     use super::*;
 
+    /// Size, largest first; ties: the later item first (TensorFlow Lite Micro's order).
     pub fn order(instance: &Instance) -> Vec<usize> {
-        let mut order: Vec<usize> = (0..instance.items.len()).collect();
-        order.sort_by(|&a, &b| {
-            let (x, y) = (&instance.items[a], &instance.items[b]);
-            y.size
-                .cmp(&x.size)
-                .then(y.lifetime.len().cmp(&x.lifetime.len()))
-                .then(x.lifetime.first.cmp(&y.lifetime.first))
-                .then(a.cmp(&b))
-        });
+        let mut order: Vec<usize> = (0..instance.items.len()).rev().collect();
+        // Stable: equal sizes keep the reversed index order.
+        order.sort_by(|&a, &b| instance.items[b].size.cmp(&instance.items[a].size));
         order
     }
 

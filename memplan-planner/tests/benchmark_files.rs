@@ -77,14 +77,15 @@ fn minimalloc_dir() -> Option<PathBuf> {
 }
 
 /// `(file, lower bound, optimum reached by the default budget)`: the default budget
-/// (10,000 nodes) reaches the optimum on C only.
+/// (38,000 nodes) reaches the optimum, the lower bound (MiniMalloc's published optimum),
+/// on every file but J, whose optimum is unknown.
 const MINIMALLOC: &[(&str, u64, bool)] = &[
-    ("B.1048576.csv", 1_048_576, false),
+    ("B.1048576.csv", 1_048_576, true),
     ("C.1048576.csv", 1_039_360, true),
-    ("E.1048576.csv", 1_048_576, false),
-    ("F.1048576.csv", 1_048_576, false),
-    ("G.1048576.csv", 1_048_576, false),
-    ("I.1048576.csv", 1_048_576, false),
+    ("E.1048576.csv", 1_048_576, true),
+    ("F.1048576.csv", 1_048_576, true),
+    ("G.1048576.csv", 1_048_576, true),
+    ("I.1048576.csv", 1_048_576, true),
     ("J.1048576.csv", 989_184, false),
 ];
 
@@ -100,17 +101,22 @@ fn minimalloc_problem(dir: &Path, file: &str) -> Problem {
 
 /// The target: with a budget of a million nodes the exact search reaches the
 /// optimum (here the lower bound, MiniMalloc's published optimum) on B, C, E, F, G and I,
-/// and proves it. J has no proven optimum; its best known is checked by the benchmark.
+/// and proves it; on J, whose optimum is unknown, it reaches 1,029,120 bytes, below
+/// MiniMalloc's published best (1,035,264).
 #[test]
 fn optimal_reaches_the_optimum_on_the_minimalloc_instances_that_have_one() {
     let Some(dir) = minimalloc_dir() else { return };
-    for &(file, lb, _) in MINIMALLOC.iter().filter(|m| !m.0.starts_with('J')) {
+    for &(file, lb, _) in MINIMALLOC {
         let p = minimalloc_problem(&dir, file);
         let out = plan(&p, Strategy::Optimal { nodes: 1_000_000 }).unwrap();
         validate(&p, &out).unwrap();
         let r = &out.regions[0];
-        assert_eq!(r.planned_bytes, lb, "{file}");
-        assert!(r.proven_optimal, "{file}");
+        if file.starts_with('J') {
+            assert!(r.planned_bytes <= 1_029_120, "J: {}", r.planned_bytes);
+        } else {
+            assert_eq!(r.planned_bytes, lb, "{file}");
+            assert!(r.proven_optimal, "{file}");
+        }
     }
 }
 

@@ -19,22 +19,26 @@
 //! Nothing is logged: taking back, in reverse order, the moves of the locals (as the
 //! state's undo log records them) restores every node exactly ([`Floors::returned`]).
 
-use super::state::UNPLACED;
-
 /// The tree (see the module documentation).
 pub(super) struct Floors {
     /// Leaves: a power of two, at least the number of sections.
     leaves: usize,
     /// The number of sections (leaves past it are padding).
     sections: usize,
-    /// `stored[stored_start[v]..stored_start[v + 1]]`: the locals stored at node `v`.
+    /// `stored[stored_start[v]..stored_start[v + 1]]`: the locals stored at node `v`, the
+    /// unplaced ones first (`unplaced[v]` of them); `entry[p]`: the index in `homes` of the
+    /// local at `stored[p]` for that node, and `at[k]`: where the local of `homes[k]` sits
+    /// in `stored`.
     stored_start: Vec<u32>,
     stored: Vec<u32>,
+    unplaced: Vec<u32>,
+    entry: Vec<u32>,
+    at: Vec<u32>,
     /// `homes[home_start[u]..home_start[u + 1]]`: the nodes local `u` is stored at.
     home_start: Vec<u32>,
     homes: Vec<u32>,
-    min: Vec<u64>,
-    count: Vec<u32>,
+    /// Per node: the lowest offset of its unplaced locals and how many have it.
+    floor: Vec<(u64, u32)>,
     /// The placement in progress, and per node the placement that last listed it in
     /// `risen`.
     generation: u32,
@@ -81,21 +85,31 @@ impl Floors {
         let stored_start = size;
         let mut fill = stored_start.clone();
         let mut stored = vec![0u32; homes.len()];
+        let (mut entry, mut at) = (vec![0u32; homes.len()], vec![0u32; homes.len()]);
         for u in 0..span.len() {
-            for &v in &homes[home_start[u] as usize..home_start[u + 1] as usize] {
-                stored[fill[v as usize] as usize] = u as u32;
-                fill[v as usize] += 1;
+            for k in home_start[u] as usize..home_start[u + 1] as usize {
+                let v = homes[k] as usize;
+                let p = fill[v] as usize;
+                stored[p] = u as u32;
+                entry[p] = k as u32;
+                at[k] = p as u32;
+                fill[v] += 1;
             }
         }
+        let unplaced = (0..nodes)
+            .map(|v| stored_start[v + 1] - stored_start[v])
+            .collect();
         Floors {
             leaves,
             sections,
             stored_start,
             stored,
+            unplaced,
+            entry,
+            at,
             home_start,
             homes,
-            min: vec![u64::MAX; nodes],
-            count: vec![0; nodes],
+            floor: vec![(u64::MAX, 0); nodes],
             generation: 0,
             listed: vec![0; nodes],
             risen: Vec::new(),
@@ -105,7 +119,8 @@ impl Floors {
     /// Everything unplaced, with lowest offsets `min_off`.
     pub(super) fn reset(&mut self, min_off: &[u64]) {
         for v in 1..2 * self.leaves {
-            (self.min[v], self.count[v]) = self.scan(v, min_off, |_| true);
+            self.unplaced[v] = self.stored_start[v + 1] - self.stored_start[v];
+            self.floor[v] = self.scan(v, min_off);
         }
         self.generation = 0;
         self.listed.iter_mut().for_each(|g| *g = u32::MAX);
@@ -121,61 +136,78 @@ impl Floors {
         self.risen.clear();
     }
 
-    /// The lowest offset of the unplaced locals stored at `v` and how many have it, among
-    /// those `unplaced` says are unplaced.
-    fn scan(&self, v: usize, min_off: &[u64], unplaced: impl Fn(usize) -> bool) -> (u64, u32) {
+    /// The lowest offset of the unplaced locals stored at `v` and how many have it.
+    fn scan(&self, v: usize, min_off: &[u64]) -> (u64, u32) {
         let (mut m, mut c) = (u64::MAX, 0u32);
-        let range = self.stored_start[v] as usize..self.stored_start[v + 1] as usize;
-        for &u in &self.stored[range] {
-            let u = u as usize;
-            if unplaced(u) {
-                let x = min_off[u];
-                if x < m {
-                    (m, c) = (x, 1);
-                } else if x == m {
-                    c += 1;
-                }
+        let start = self.stored_start[v] as usize;
+        for &u in &self.stored[start..start + self.unplaced[v] as usize] {
+            let x = min_off[u as usize];
+            if x < m {
+                (m, c) = (x, 1);
+            } else if x == m {
+                c += 1;
             }
         }
         (m, c)
     }
 
-    /// Local `u`, whose lowest offset was `old`, has left the unplaced locals (placed, as
-    /// `off` shows) or now has the lowest offset `min_off[u]`.
-    pub(super) fn moved(&mut self, u: usize, old: u64, min_off: &[u64], off: &[u64]) {
-        for k in self.home_start[u] as usize..self.home_start[u + 1] as usize {
+    /// Local `u`, whose lowest offset was `old`, has been placed (`placed`) or now has the
+    /// lowest offset `min_off[u]`.
+    pub(super) fn moved(&mut self, u: usize, old: u64, min_off: &[u64], placed: bool) {
+        let (a, b) = (self.home_start[u] as usize, self.home_start[u + 1] as usize);
+        for k in a..b {
             let v = self.homes[k] as usize;
-            if self.min[v] != old {
+            if placed {
+                self.take_out(v, k);
+            }
+            let node = &mut self.floor[v];
+            if node.0 != old {
                 continue;
             }
-            self.count[v] -= 1;
-            if self.count[v] == 0 {
-                (self.min[v], self.count[v]) = self.scan(v, min_off, |w| off[w] == UNPLACED);
-                if self.listed[v] != self.generation {
-                    self.listed[v] = self.generation;
-                    self.risen.push(v as u32);
-                }
+            if node.1 > 1 {
+                node.1 -= 1;
+                continue;
+            }
+            self.floor[v] = self.scan(v, min_off);
+            if self.listed[v] != self.generation {
+                self.listed[v] = self.generation;
+                self.risen.push(v as u32);
             }
         }
+    }
+
+    /// Moves the local of `homes[k]` (stored at `v`) past the unplaced locals of `v`.
+    fn take_out(&mut self, v: usize, k: usize) {
+        let last = (self.stored_start[v] + self.unplaced[v] - 1) as usize;
+        let p = self.at[k] as usize;
+        let other = self.entry[last] as usize;
+        self.stored.swap(p, last);
+        self.entry.swap(p, last);
+        self.at[k] = last as u32;
+        self.at[other] = p as u32;
+        self.unplaced[v] -= 1;
     }
 
     /// Whether a section below a node whose floor rose in this placement can no longer hold
     /// its unplaced bytes `rem` above its floor under `cap`.
     pub(super) fn overflows(&self, rem: &[u64], cap: u64) -> bool {
-        self.risen.iter().any(|&v| {
-            // A node below another risen one is walked with it.
+        'risen: for &v in &self.risen {
             let v = v as usize;
             let mut above = u64::MAX;
             let mut a = v / 2;
             while a >= 1 {
+                // A node below another risen one is walked with it.
                 if self.listed[a] == self.generation {
-                    return false;
+                    continue 'risen;
                 }
-                above = above.min(self.min[a]);
+                above = above.min(self.floor[a].0);
                 a /= 2;
             }
-            self.overflows_below(v, above, rem, cap)
-        })
+            if self.overflows_below(v, above, rem, cap) {
+                return true;
+            }
+        }
+        false
     }
 
     /// Whether a section of `[lo, hi)` can no longer hold its unplaced bytes `rem` above its
@@ -186,7 +218,7 @@ impl Floors {
             let mut floor = u64::MAX;
             let mut v = leaf;
             while v >= 1 {
-                floor = floor.min(self.min[v]);
+                floor = floor.min(self.floor[v].0);
                 v /= 2;
             }
             let r = rem[leaf - self.leaves];
@@ -196,7 +228,7 @@ impl Floors {
 
     /// Whether a section below `v` overflows, `above` the smallest floor above `v`.
     fn overflows_below(&self, v: usize, above: u64, rem: &[u64], cap: u64) -> bool {
-        let floor = above.min(self.min[v]);
+        let floor = above.min(self.floor[v].0);
         if v >= self.leaves {
             let s = v - self.leaves;
             return s < self.sections && rem[s] > 0 && floor.saturating_add(rem[s]) > cap;
@@ -211,24 +243,29 @@ impl Floors {
         let mut v = self.leaves + s;
         let mut floor = u64::MAX;
         while v >= 1 {
-            floor = floor.min(self.min[v]);
+            floor = floor.min(self.floor[v].0);
             v /= 2;
         }
         floor
     }
 
     /// Takes back the last [`Floors::moved`] of local `u` not yet taken back: `u` is
-    /// unplaced again with the lowest offset `old`. At each of its nodes, the node's floor
+    /// unplaced again (`placed`: it had been placed) with the lowest offset `old`. At each of its nodes, the node's floor
     /// was `old` before the move: the move either lowered the count there (the floor is
     /// still `old`) or emptied it (the floor rose, and `u` was alone at `old`); or the node
     /// floor was lower, and the move changed nothing there.
-    pub(super) fn returned(&mut self, u: usize, old: u64) {
-        for k in self.home_start[u] as usize..self.home_start[u + 1] as usize {
-            let v = self.homes[k] as usize;
-            if self.min[v] == old {
-                self.count[v] += 1;
-            } else if self.min[v] > old {
-                (self.min[v], self.count[v]) = (old, 1);
+    pub(super) fn returned(&mut self, u: usize, old: u64, placed: bool) {
+        let homes = &self.homes[self.home_start[u] as usize..self.home_start[u + 1] as usize];
+        for &v in homes {
+            if placed {
+                // The last one taken out, so just past the unplaced ones.
+                self.unplaced[v as usize] += 1;
+            }
+            let node = &mut self.floor[v as usize];
+            if node.0 == old {
+                node.1 += 1;
+            } else if node.0 > old {
+                *node = (old, 1);
             }
         }
     }

@@ -23,11 +23,10 @@ pub(super) struct Part {
     pub(super) salt: u128,
     /// Set by the first node of the part (see [`Search::candidates`]): the Zobrist keys of
     /// the unplaced locals outside the part, XORed, which stay put while the part is
-    /// searched; how many of its locals were unplaced; and how many locals were placed in
-    /// all.
+    /// searched.
     pub(super) outside: u128,
-    pub(super) unplaced: u64,
-    pub(super) placed_before: u64,
+    /// While the part is searched: its unplaced locals are the first `len` of its list.
+    pub(super) len: usize,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -39,6 +38,8 @@ struct SearchFrame {
     cands: (usize, usize),
     next: usize,
     mark: usize,
+    /// The part's unplaced count at this node (restored when a child fails).
+    len: usize,
     /// The node's state key (see [`Search::candidates`]).
     key: u128,
 }
@@ -47,6 +48,8 @@ struct SearchFrame {
 /// of its own.
 #[derive(Clone, Copy, Debug)]
 struct SplitFrame {
+    /// The part the split was made in.
+    parent: usize,
     parts: (usize, usize),
     next: usize,
     /// The length of the rank log when the split was made.
@@ -84,13 +87,22 @@ pub(super) struct Search {
     pub(super) loc: Locals,
     pub(super) sec: Sections,
     pub(super) st: State,
-    memo: Memo,
+    /// Failed states, one memo per preorder of [`PREORDERS`] (a failure holds under the
+    /// preorder it was found with), kept across the rounds of one decision search.
+    memos: Vec<Memo>,
+    /// The preorder in use (an index into [`PREORDERS`]).
+    keys: usize,
     stack: Stack,
     order: Preorder,
     nodes_left: u64,
     pub(super) nodes_used: u64,
     /// The key computed by the last call of [`Search::candidates`].
     last_key: u128,
+    /// Room for the candidates of [`Search::push_candidates`], with their sort keys.
+    scratch: Vec<(u64, u32, u32)>,
+    /// Where each local sits in the list of the innermost part being searched that holds
+    /// it (`stack.part_items`).
+    pos: Vec<usize>,
 }
 
 impl Search {
@@ -103,12 +115,15 @@ impl Search {
             loc,
             sec,
             st,
-            memo: Memo::default(),
+            memos: PREORDERS.iter().map(|_| Memo::default()).collect(),
+            keys: 0,
             stack: Stack::default(),
             order,
             nodes_left: 0,
             nodes_used: 0,
             last_key: 0,
+            scratch: Vec::new(),
+            pos: Vec::new(),
         }
     }
 
@@ -133,27 +148,27 @@ impl Search {
             return self.first_candidates(p, cap);
         }
         let part = self.stack.parts[p];
-        // Only this part's locals were placed or raised since its first node, and every one
-        // still fits (or the placement failed).
-        if part.unplaced == self.st.placed - part.placed_before {
+        if part.len == 0 {
             return None;
         }
         let start = self.stack.cands.len();
+        // Only this part's locals were placed or raised since its first node, and every one
+        // still fits (or the placement failed).
         let key = part.salt ^ self.st.unplaced_key ^ part.outside;
         self.last_key = key;
         // The same unplaced items at the same lowest offsets failed before with at least
         // these candidates.
-        let dead = self.memo.failed_at(key).is_some_and(|at| at <= (o, pre));
+        let dead = self.memos[self.keys]
+            .failed_at(key)
+            .is_some_and(|at| at <= (o, pre));
         let most = self.most_unplaced(&part);
         if dead || most > cap {
             return Some((start, start));
         }
         let mut min_height = u64::MAX;
-        for k in part.items.0..part.items.1 {
-            let u = self.stack.part_items[k] as usize;
-            if self.st.off[u] == UNPLACED {
-                min_height = min_height.min(self.st.min_off[u].saturating_add(self.loc.size[u]));
-            }
+        for &u in self.unplaced(&part) {
+            let u = u as usize;
+            min_height = min_height.min(self.st.min_off[u].saturating_add(self.loc.size[u]));
         }
         let limit = (cap - most).min(min_height - 1);
         self.push_candidates(&part, (o, pre), limit, start);
@@ -163,32 +178,58 @@ impl Search {
     /// Pushes the unplaced items of `part` that may go next after `(o, pre)`, at most at
     /// `limit`, in order of offset then rank, onto the candidates from `start`.
     fn push_candidates(&mut self, part: &Part, (o, pre): (u64, u32), limit: u64, start: usize) {
-        for k in part.items.0..part.items.1 {
-            let u = self.stack.part_items[k] as usize;
-            if self.st.off[u] != UNPLACED {
-                continue;
-            }
-            let m = self.st.min_off[u];
+        let mut next = std::mem::take(&mut self.scratch);
+        next.clear();
+        for &u in self.unplaced(part) {
+            let u = u as usize;
+            let (m, rank) = (self.st.min_off[u], self.order.rank[u]);
             let twin = self.order.twin_prev[u];
             if m <= limit
-                && (m, self.order.rank[u]) >= (o, pre)
+                && (m, rank) >= (o, pre)
                 && (twin == u32::MAX || self.st.off[twin as usize] != UNPLACED)
             {
-                self.stack.cands.push(u as u32);
+                next.push((m, rank, u as u32));
             }
         }
-        let (min_off, rank) = (&self.st.min_off, &self.order.rank);
-        self.stack.cands[start..]
-            .sort_unstable_by_key(|&u| (min_off[u as usize], rank[u as usize]));
+        // Ranks differ, so the order is total.
+        next.sort_unstable();
+        debug_assert_eq!(self.stack.cands.len(), start);
+        self.stack.cands.extend(next.iter().map(|&(_, _, u)| u));
+        self.scratch = next;
+    }
+
+    /// The unplaced locals of `part`, the part being searched.
+    fn unplaced(&self, part: &Part) -> &[u32] {
+        &self.stack.part_items[part.items.0..part.items.0 + part.len]
+    }
+
+    /// Moves local `b` of part `p` out of the part's unplaced locals (it was just placed).
+    fn take_out(&mut self, p: usize, b: usize) {
+        let part = &mut self.stack.parts[p];
+        let last = part.items.0 + part.len - 1;
+        let at = self.pos[b];
+        let w = self.stack.part_items[last] as usize;
+        self.stack.part_items.swap(at, last);
+        self.pos[w] = at;
+        self.pos[b] = last;
+        part.len -= 1;
+    }
+
+    /// Points the positions of the locals of part `p` at its list again.
+    fn index_part(&mut self, p: usize) {
+        let (start, end) = self.stack.parts[p].items;
+        for k in start..end {
+            self.pos[self.stack.part_items[k] as usize] = k;
+        }
     }
 
     /// The most unplaced bytes in a section of `part`.
     fn most_unplaced(&self, part: &Part) -> u64 {
-        self.st.rem[part.lo as usize..part.hi as usize]
-            .iter()
-            .copied()
-            .max()
-            .unwrap_or(0)
+        let mut most = 0;
+        for &r in &self.st.rem[part.lo as usize..part.hi as usize] {
+            most = most.max(r);
+        }
+        most
     }
 
     /// [`Search::candidates`] for the first node of part `p`, by passes over its items.
@@ -196,16 +237,11 @@ impl Search {
         let part = self.stack.parts[p];
         let start = self.stack.cands.len();
         let mut min_height = u64::MAX;
-        let mut unplaced = 0u64;
         let mut dead = false;
         let mut key = 0u128;
         key ^= part.salt;
-        for k in part.items.0..part.items.1 {
-            let u = self.stack.part_items[k] as usize;
-            if self.st.off[u] != UNPLACED {
-                continue;
-            }
-            unplaced += 1;
+        for &u in self.unplaced(&part) {
+            let u = u as usize;
             key ^= self.st.zkey[u];
             let h = self.st.min_off[u].saturating_add(self.loc.size[u]);
             if h > cap {
@@ -214,15 +250,12 @@ impl Search {
             }
             min_height = min_height.min(h);
         }
-        if unplaced == 0 {
+        if part.len == 0 {
             return None;
         }
         self.last_key = key;
-        let record = &mut self.stack.parts[p];
-        record.outside = key ^ part.salt ^ self.st.unplaced_key;
-        record.unplaced = unplaced;
-        record.placed_before = self.st.placed;
-        if !dead && let Some(at) = self.memo.failed_at(key) {
+        self.stack.parts[p].outside = key ^ part.salt ^ self.st.unplaced_key;
+        if !dead && let Some(at) = self.memos[self.keys].failed_at(key) {
             dead = at <= (0, 0);
         }
         // Every later item goes at or above the next one's offset `x`, so each section
@@ -246,8 +279,11 @@ impl Search {
             items: (0, self.stack.part_items.len()),
             lo: root.lo,
             hi: root.hi,
+            len: self.stack.part_items.len(),
             ..Part::default()
         });
+        self.pos.resize(self.loc.len(), 0);
+        self.index_part(0);
         let root_part = self.stack.parts[0];
         if !self.st.fits((root_part.lo, root_part.hi), cap) {
             return Status::Infeasible;
@@ -263,6 +299,7 @@ impl Search {
             cands,
             next: cands.0,
             mark,
+            len: self.stack.parts[0].len,
             key: self.last_key,
         }));
         let mut ret: Option<Status> = None;
@@ -296,11 +333,13 @@ impl Search {
                 self.stack.frames.pop();
                 return Ok(Some(Status::Found));
             }
-            Some(Status::Infeasible) => self.st.undo(&self.loc, f.mark),
+            Some(Status::Infeasible) => {
+                self.st.undo(&self.loc, f.mark);
+                self.stack.parts[f.part].len = f.len;
+            }
             Some(Status::OutOfNodes) => return Err(Status::OutOfNodes),
             None => {}
         }
-        let part = self.stack.parts[f.part];
         let mut child: Option<Frame> = None;
         let mut solved = false;
         while f.next < f.cands.1 {
@@ -318,6 +357,8 @@ impl Search {
             }
             self.nodes_left -= 1;
             self.nodes_used += 1;
+            self.take_out(f.part, b);
+            let part = self.stack.parts[f.part];
             match self.child(&part, f.part, b, x, cap) {
                 Some(c) => {
                     child = Some(c);
@@ -347,7 +388,7 @@ impl Search {
             None => {
                 self.stack.cands.truncate(f.cands.0);
                 self.stack.frames.pop();
-                self.memo.remember(f.key, (f.o, f.pre));
+                self.memos[self.keys].remember(f.key, (f.o, f.pre));
                 Some(Status::Infeasible)
             }
         })
@@ -396,6 +437,7 @@ impl Search {
                     cands,
                     next: cands.0,
                     mark,
+                    len: part.len,
                     key: self.last_key,
                 }));
                 None
@@ -409,6 +451,8 @@ impl Search {
         self.stack.parts.truncate(sp.parts.0);
         self.stack.part_items.truncate(first);
         self.stack.frames.pop();
+        // The parent part is searched again: its locals' positions are in its list.
+        self.index_part(sp.parent);
     }
 
     /// The node after placing `b` at `x` in `part` (number `pi`): a search of the same part,
@@ -426,7 +470,7 @@ impl Search {
             }
         }
         if !cuts.is_empty()
-            && let Some(split) = self.split(part, &cuts)
+            && let Some(split) = self.split(part, pi, &cuts)
         {
             return split;
         }
@@ -439,6 +483,7 @@ impl Search {
             cands,
             next: cands.0,
             mark,
+            len: self.stack.parts[pi].len,
             key: self.last_key,
         }))
     }
@@ -447,7 +492,7 @@ impl Search {
     /// them). Returns `Some(None)` when no unplaced item is left, `Some(split)` for two or
     /// more sides, and `None` when only one side has items (the node goes on with the part
     /// as it is).
-    fn split(&mut self, part: &Part, cuts: &[u32]) -> Option<Option<Frame>> {
+    fn split(&mut self, part: &Part, pi: usize, cuts: &[u32]) -> Option<Option<Frame>> {
         // Sub-parts: [part.lo, cuts[0]), [cuts[0], cuts[1]), ..., [last, part.hi).
         let first_part = self.stack.parts.len();
         let mut bounds = Vec::with_capacity(cuts.len() + 2);
@@ -457,10 +502,10 @@ impl Search {
         let m = self.loc.len();
         for w in bounds.windows(2) {
             let start = self.stack.part_items.len();
-            for k in part.items.0..part.items.1 {
+            for k in part.items.0..part.items.0 + part.len {
                 let u = self.stack.part_items[k];
                 let s0 = self.loc.span[u as usize].0;
-                if self.st.off[u as usize] == UNPLACED && s0 >= w[0] && s0 < w[1] {
+                if s0 >= w[0] && s0 < w[1] {
                     self.stack.part_items.push(u);
                 }
             }
@@ -473,6 +518,7 @@ impl Search {
                     lo: w[0],
                     hi: w[1],
                     salt,
+                    len: self.stack.part_items.len() - start,
                     ..Part::default()
                 });
             }
@@ -482,7 +528,11 @@ impl Search {
             return Some(None);
         }
         if count >= 2 {
+            for p in first_part..self.stack.parts.len() {
+                self.index_part(p);
+            }
             return Some(Some(Frame::Split(SplitFrame {
+                parent: pi,
                 parts: (first_part, self.stack.parts.len()),
                 next: first_part,
                 rank_mark: self.order.mark(),
@@ -501,7 +551,6 @@ impl Search {
     fn decide(&mut self, cap: u64, heights: &[u64], nodes: u64) -> (Status, Vec<bool>) {
         self.nodes_left = nodes;
         self.reset();
-        self.memo.clear();
         let mut searched = vec![false; self.sec.parts.len()];
         // Pinned items are obstacles, never placed: one (of those in a movable item's way)
         // that ends above `cap` makes every layout end above it. ([`super::optimal`] never
@@ -524,7 +573,9 @@ impl Search {
     }
 
     /// The decision with a round robin over [`PREORDERS`] under node limits that start at
-    /// twice the number of items and double, until `nodes` are spent.
+    /// twice the number of items and double, until `nodes` are spent. Each preorder keeps
+    /// the states it proved to fail from one round to the next, so a longer run skips
+    /// what a shorter one already explored to the end.
     pub(super) fn decide_round_robin(
         &mut self,
         cap: u64,
@@ -533,9 +584,11 @@ impl Search {
     ) -> (Status, Vec<bool>) {
         let mut left = nodes;
         let mut limit = (2 * self.loc.len() as u64).max(64);
+        self.memos.iter_mut().for_each(Memo::clear);
         loop {
-            for keys in PREORDERS {
+            for (k, keys) in PREORDERS.iter().enumerate() {
                 let budget = limit.min(left);
+                self.keys = k;
                 self.order.set(keys, &self.loc, &self.sec.total);
                 let before = self.nodes_used;
                 let (status, searched) = self.decide(cap, heights, budget);

@@ -99,7 +99,7 @@ impl State {
         for k in lo..hi.saturating_sub(1) {
             self.cut[k as usize] -= 1;
         }
-        self.floors.moved(b, x, &self.min_off, &self.off);
+        self.floors.moved(b, x, &self.min_off, true);
         let mut alive = true;
         for k in loc.adj_start[b]..loc.adj_start[b + 1] {
             let u = loc.adj[k] as usize;
@@ -114,7 +114,7 @@ impl State {
                 self.unplaced_key ^= self.zkey[u];
                 self.zkey[u] = zobrist(u, m);
                 self.unplaced_key ^= self.zkey[u];
-                self.floors.moved(u, old, &self.min_off, &self.off);
+                self.floors.moved(u, old, &self.min_off, false);
                 if m.saturating_add(loc.size[u]) > cap {
                     alive = false;
                     break;
@@ -173,7 +173,7 @@ impl State {
                     self.off[b] = UNPLACED;
                     self.unplaced_key ^= self.zkey[b];
                     self.placed -= 1;
-                    self.floors.returned(b, self.min_off[b]);
+                    self.floors.returned(b, self.min_off[b], true);
                     let (lo, hi) = loc.span[b];
                     for s in lo..hi {
                         self.rem[s as usize] += loc.size[b];
@@ -187,7 +187,7 @@ impl State {
                     self.unplaced_key ^= self.zkey[u as usize];
                     self.zkey[u as usize] = zobrist(u as usize, v);
                     self.unplaced_key ^= self.zkey[u as usize];
-                    self.floors.returned(u as usize, v);
+                    self.floors.returned(u as usize, v, false);
                 }
                 None => {}
             }

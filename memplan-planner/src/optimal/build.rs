@@ -117,6 +117,9 @@ impl Locals {
     /// item it conflicts with; saturates at `u64::MAX` (never within a capacity).
     pub(super) fn lowest(&self, u: usize, floor: u64) -> u64 {
         let (size, align) = (self.size[u], self.align[u]);
+        if align == 1 && self.obs_start[u] == self.obs_start[u + 1] {
+            return floor;
+        }
         let Some(mut x) = align_up(floor, align) else {
             return u64::MAX;
         };

@@ -155,11 +155,14 @@ impl Floors {
     /// lowest offset `min_off[u]`.
     pub(super) fn moved(&mut self, u: usize, old: u64, min_off: &[u64], placed: bool) {
         let (a, b) = (self.home_start[u] as usize, self.home_start[u + 1] as usize);
-        for k in a..b {
-            let v = self.homes[k] as usize;
-            if placed {
-                self.take_out(v, k);
+        if placed {
+            for k in a..b {
+                self.take_out(self.homes[k] as usize, k);
             }
+        }
+        let homes = &self.homes[a..b];
+        for &v in homes {
+            let v = v as usize;
             let node = &mut self.floor[v];
             if node.0 != old {
                 continue;

@@ -92,12 +92,13 @@ impl State {
         self.placed += 1;
         self.log.push(Undo::Place(b as u32));
         self.floors.begin();
-        let (lo, hi) = loc.span[b];
-        for s in lo..hi {
-            self.rem[s as usize] -= loc.size[b];
+        let (lo, hi) = (loc.span[b].0 as usize, loc.span[b].1 as usize);
+        let size = loc.size[b];
+        for r in &mut self.rem[lo..hi] {
+            *r -= size;
         }
-        for k in lo..hi.saturating_sub(1) {
-            self.cut[k as usize] -= 1;
+        for c in &mut self.cut[lo..hi.saturating_sub(1).max(lo)] {
+            *c -= 1;
         }
         self.floors.moved(b, x, &self.min_off, true);
         let mut alive = true;
@@ -174,12 +175,13 @@ impl State {
                     self.unplaced_key ^= self.zkey[b];
                     self.placed -= 1;
                     self.floors.returned(b, self.min_off[b], true);
-                    let (lo, hi) = loc.span[b];
-                    for s in lo..hi {
-                        self.rem[s as usize] += loc.size[b];
+                    let (lo, hi) = (loc.span[b].0 as usize, loc.span[b].1 as usize);
+                    let size = loc.size[b];
+                    for r in &mut self.rem[lo..hi] {
+                        *r += size;
                     }
-                    for k in lo..hi.saturating_sub(1) {
-                        self.cut[k as usize] += 1;
+                    for c in &mut self.cut[lo..hi.saturating_sub(1).max(lo)] {
+                        *c += 1;
                     }
                 }
                 Some(Undo::MinOff(u, v)) => {

@@ -1,8 +1,10 @@
-//! Benchmark support for memplan's planner: plan files read as problems ([`inputs`]) and a
-//! seeded synthetic generator ([`synth`]). The `memplan-bench` binary runs them.
+//! Benchmark support for memplan's planner: plan files read as problems ([`inputs`]), a
+//! seeded synthetic generator of packing instances ([`synth`]) and of whole problems with
+//! in-place chains or spilled buffers ([`problems`]). The `memplan-bench` binary runs them.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod inputs;
+pub mod problems;
 pub mod synth;

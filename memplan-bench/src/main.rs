@@ -10,7 +10,8 @@
 //! (`file,buffers,lower_bound,strategy,bytes,proven_optimal,ms`) and a table on stderr. For
 //! ExecuTorch files, a row with strategy `executorch` gives ExecuTorch's own bytes (its `ms`
 //! is empty). With `--synthetic` it times the strategies on seeded synthetic instances of
-//! growing size instead.
+//! growing size instead (`--shapes` and `--sizes` choose them, so that one shape and size
+//! can run alone, for instance under `/usr/bin/time -v` to read its peak memory).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,6 +20,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use memplan_bench::inputs::{self, Input};
+use memplan_bench::problems::{self, ProblemShape};
 use memplan_bench::synth::{self, Shape};
 use memplan_planner::{Plan, Strategy, plan, validate};
 
@@ -32,7 +34,8 @@ struct Cli {
     /// Folders (or files) to read plan CSVs from, recursively.
     dirs: Vec<PathBuf>,
     /// Also write every plan as `<input stem>.<strategy>.csv` (`name,offset,size,first,last`,
-    /// inclusive lifetimes) into this folder.
+    /// inclusive lifetimes) into this folder; synthetic plans as
+    /// `<shape>_<buffers>.<strategy>.csv`.
     #[arg(long, value_name = "OUT")]
     write_plans: Option<PathBuf>,
     /// The node budget of the `optimal` strategy.
@@ -48,6 +51,15 @@ struct Cli {
     /// Time the strategies on synthetic instances instead of files.
     #[arg(long)]
     synthetic: bool,
+    /// Synthetic shapes, comma separated: packing instances from
+    /// `chain,residual,random,all_live,seven_steps,nested`, whole problems from
+    /// `in_place_chain,spill_nested`.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "chain,residual,random,all_live,seven_steps,nested,in_place_chain,spill_nested"
+    )]
+    shapes: Vec<String>,
     /// Synthetic sizes (buffers), comma separated.
     #[arg(long, value_delimiter = ',', default_value = "1000,10000,100000")]
     sizes: Vec<usize>,
@@ -83,31 +95,16 @@ fn median(v: &mut [f64]) -> f64 {
 
 /// Plans `input` with `strategy` `runs` times; the plan, and the times in ms.
 fn time_plan(input: &Input, strategy: Strategy, runs: usize) -> Result<(Plan, Vec<f64>), String> {
-    let mut times = Vec::with_capacity(runs);
-    let mut first: Option<Plan> = None;
-    for _ in 0..runs.max(1) {
-        let t = Instant::now();
-        let p = plan(&input.problem, strategy).map_err(|errors| {
+    let label = format!("{}: {}", input.label, strategy.name());
+    repeat(runs, &label, || {
+        plan(&input.problem, strategy).map_err(|errors| {
             let words: Vec<String> = errors
                 .iter()
                 .map(|e| e.display(&input.problem).to_string())
                 .collect();
-            format!("{}: {}: {}", input.label, strategy.name(), words.join("\n"))
-        })?;
-        times.push(t.elapsed().as_secs_f64() * 1e3);
-        match &first {
-            None => first = Some(p),
-            Some(f) if *f != p => {
-                return Err(format!(
-                    "{}: {}: two runs gave different plans",
-                    input.label,
-                    strategy.name()
-                ));
-            }
-            Some(_) => {}
-        }
-    }
-    Ok((first.unwrap_or_else(|| unreachable!()), times))
+            format!("{label}: {}", words.join("\n"))
+        })
+    })
 }
 
 fn write_plan(out: &Path, input: &Input, strategy: &str, p: &Plan) -> Result<(), String> {
@@ -123,6 +120,32 @@ fn write_plan(out: &Path, input: &Input, strategy: &str, p: &Plan) -> Result<(),
             b.size.to_string(),
             b.lifetime.first.to_string(),
             b.lifetime.last.to_string(),
+        ])
+        .map_err(err)?;
+    }
+    w.flush().map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Writes a synthetic layout as `<stem>.<strategy>.csv` (`name,offset,size,first,last`).
+fn write_layout(
+    out: &Path,
+    stem: &str,
+    strategy: &str,
+    instance: &memplan_planner::Instance,
+    layout: &memplan_planner::Layout,
+) -> Result<(), String> {
+    let path = out.join(format!("{stem}.{strategy}.csv"));
+    let err = |e: csv::Error| format!("{}: {e}", path.display());
+    let mut w = csv::Writer::from_path(&path).map_err(err)?;
+    w.write_record(["name", "offset", "size", "first", "last"])
+        .map_err(err)?;
+    for (i, (it, off)) in instance.items.iter().zip(&layout.offsets).enumerate() {
+        w.write_record([
+            format!("b{i}"),
+            off.to_string(),
+            it.size.to_string(),
+            it.lifetime.first.to_string(),
+            it.lifetime.last.to_string(),
         ])
         .map_err(err)?;
     }
@@ -279,6 +302,109 @@ fn run_files(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
     Ok(())
 }
 
+/// A synthetic shape: a packing instance, or a whole problem (in-place chains, spilling).
+#[derive(Clone, Copy)]
+enum Synthetic {
+    Instance(Shape),
+    Problem(ProblemShape),
+}
+
+impl Synthetic {
+    fn parse(name: &str) -> Result<Synthetic, String> {
+        Shape::from_name(name)
+            .map(Synthetic::Instance)
+            .or_else(|| ProblemShape::from_name(name).map(Synthetic::Problem))
+            .ok_or_else(|| format!("unknown shape `{name}`"))
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Synthetic::Instance(s) => s.name(),
+            Synthetic::Problem(s) => s.name(),
+        }
+    }
+}
+
+/// One strategy's result on one synthetic shape and size.
+struct Timed {
+    live: usize,
+    lower_bound: u64,
+    bytes: u64,
+    /// Run times in ms.
+    times: Vec<f64>,
+}
+
+/// Runs `f` `runs` times, checking that every run gives the same result; the result and the
+/// times in ms.
+fn repeat<T: PartialEq>(
+    runs: usize,
+    label: &str,
+    mut f: impl FnMut() -> Result<T, String>,
+) -> Result<(T, Vec<f64>), String> {
+    let mut times = Vec::with_capacity(runs);
+    let mut first: Option<T> = None;
+    for _ in 0..runs.max(1) {
+        let t = Instant::now();
+        let out = f()?;
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        match &first {
+            None => first = Some(out),
+            Some(f) if *f != out => return Err(format!("{label}: two runs differ")),
+            Some(_) => {}
+        }
+    }
+    Ok((first.unwrap_or_else(|| unreachable!()), times))
+}
+
+/// Packs a synthetic instance with `strategy`, checks and writes its layout.
+fn time_instance(cli: &Cli, shape: Shape, n: usize, strategy: Strategy) -> Result<Timed, String> {
+    let instance = synth::generate(shape, n, cli.seed);
+    let label = format!("{} {n} {}", shape.name(), strategy.name());
+    let (out, times) = repeat(cli.runs, &label, || {
+        memplan_planner::pack(strategy, &instance)
+            .map_err(|e| format!("{label}: overflow at item {}", e.item))
+    })?;
+    check_layout(&instance, &out.layout).map_err(|e| format!("{label}: {e}"))?;
+    if let Some(dir) = &cli.write_plans {
+        let stem = format!("{}_{n}", shape.name());
+        write_layout(dir, &stem, strategy.name(), &instance, &out.layout)?;
+    }
+    Ok(Timed {
+        live: synth::max_live(&instance),
+        lower_bound: memplan_planner::lower_bound(&instance).0,
+        bytes: out.layout.bytes,
+        times,
+    })
+}
+
+/// Plans a synthetic problem with `strategy` and validates the plan; bytes and bounds are
+/// summed over its regions.
+fn time_problem(
+    cli: &Cli,
+    shape: ProblemShape,
+    n: usize,
+    strategy: Strategy,
+) -> Result<Timed, String> {
+    let problem = problems::problem(shape, n, cli.seed);
+    let label = format!("{} {n} {}", shape.name(), strategy.name());
+    let (p, times) = repeat(cli.runs, &label, || {
+        plan(&problem, strategy).map_err(|errors| {
+            let words: Vec<String> = errors
+                .iter()
+                .map(|e| e.display(&problem).to_string())
+                .collect();
+            format!("{label}: {}", words.join("\n"))
+        })
+    })?;
+    validate(&problem, &p).map_err(|v| format!("{label}: invalid plan: {v}"))?;
+    Ok(Timed {
+        live: 0,
+        lower_bound: p.regions.iter().map(|r| r.lower_bound).sum(),
+        bytes: p.regions.iter().map(|r| r.planned_bytes).sum(),
+        times,
+    })
+}
+
 fn run_synthetic(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
     let mut csv_out = csv::Writer::from_writer(std::io::stdout());
     let csv_err = |e: csv::Error| e.to_string();
@@ -297,7 +423,7 @@ fn run_synthetic(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
         ])
         .map_err(csv_err)?;
     eprintln!(
-        "{:<9} {:>7} {:>5} {:>12} {:<10} {:>12} {:>7} {:>10} {:>10} {:>10}",
+        "{:<14} {:>7} {:>6} {:>12} {:<10} {:>12} {:>7} {:>10} {:>10} {:>10}",
         "shape",
         "buffers",
         "live",
@@ -309,37 +435,27 @@ fn run_synthetic(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
         "min ms",
         "max ms"
     );
-    let runs = cli.runs.max(1);
-    for shape in Shape::ALL {
+    let shapes = cli
+        .shapes
+        .iter()
+        .map(|s| Synthetic::parse(s.trim()))
+        .collect::<Result<Vec<Synthetic>, String>>()?;
+    if let Some(out) = &cli.write_plans {
+        std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    for shape in shapes {
         for &n in &cli.sizes {
-            let instance = synth::generate(shape, n, cli.seed);
-            let live = synth::max_live(&instance);
-            let lb = memplan_planner::lower_bound(&instance).0;
             for &strategy in strategies {
-                let mut times = Vec::with_capacity(runs);
-                let mut first = None;
-                for _ in 0..runs {
-                    let t = Instant::now();
-                    let out = memplan_planner::pack(strategy, &instance).map_err(|e| {
-                        format!("{} {n}: overflow at item {}", shape.name(), e.item)
-                    })?;
-                    times.push(t.elapsed().as_secs_f64() * 1e3);
-                    match &first {
-                        None => first = Some(out),
-                        Some(f) if *f != out => {
-                            return Err(format!("{} {n}: two runs differ", shape.name()));
-                        }
-                        Some(_) => {}
-                    }
-                }
-                let out = first.unwrap_or_else(|| unreachable!());
-                check_layout(&instance, &out.layout)
-                    .map_err(|e| format!("{} {n} {}: {e}", shape.name(), strategy.name()))?;
-                let (min, max) = times
+                let mut t = match shape {
+                    Synthetic::Instance(s) => time_instance(cli, s, n, strategy)?,
+                    Synthetic::Problem(s) => time_problem(cli, s, n, strategy)?,
+                };
+                let (min, max) = t
+                    .times
                     .iter()
-                    .fold((f64::MAX, 0f64), |(a, b), &t| (a.min(t), b.max(t)));
-                let med = median(&mut times);
-                let bytes = out.layout.bytes;
+                    .fold((f64::MAX, 0f64), |(a, b), &x| (a.min(x), b.max(x)));
+                let med = median(&mut t.times);
+                let (live, lb, bytes) = (t.live, t.lower_bound, t.bytes);
                 csv_out
                     .write_record([
                         shape.name().to_string(),
@@ -351,12 +467,12 @@ fn run_synthetic(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
                         format!("{med:.3}"),
                         format!("{min:.3}"),
                         format!("{max:.3}"),
-                        runs.to_string(),
+                        t.times.len().to_string(),
                     ])
                     .map_err(csv_err)?;
                 csv_out.flush().map_err(|e| e.to_string())?;
                 eprintln!(
-                    "{:<9} {n:>7} {live:>5} {lb:>12} {:<10} {bytes:>12} {:>7.4} {med:>10.2} {min:>10.2} {max:>10.2}",
+                    "{:<14} {n:>7} {live:>6} {lb:>12} {:<10} {bytes:>12} {:>7.4} {med:>10.2} {min:>10.2} {max:>10.2}",
                     shape.name(),
                     strategy.name(),
                     bytes as f64 / lb.max(1) as f64

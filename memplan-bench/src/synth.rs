@@ -1,7 +1,7 @@
-//! Seeded synthetic instances whose live set stays bounded as they grow, like a real
-//! network's.
+//! Seeded synthetic instances: three whose live set stays bounded as they grow, like a real
+//! network's, and three adversarial ones in which most buffers are live at once.
 //!
-//! Three shapes ([`Shape`]):
+//! The shapes ([`Shape`]):
 //!
 //! - [`Shape::Chain`]: a chain of operators; buffer `i` is written at step `i` and lives 2
 //!   or 3 steps. At most 3 buffers are live at once.
@@ -11,6 +11,12 @@
 //!   most 32 buffers live at once.
 //! - [`Shape::Random`]: intervals of 1 to 64 steps at uniformly random first steps, over a
 //!   timeline long enough that about 16 buffers are live on average.
+//! - [`Shape::AllLive`]: every buffer live at step 0 (`n` live at once).
+//! - [`Shape::SevenSteps`]: rows over 7 steps: each buffer lives from a uniformly random
+//!   step in `0..7` to a uniformly random later (or the same) step below 7, so most pairs
+//!   of buffers share a step.
+//! - [`Shape::Nested`]: buffer `i` lives `[i, 2n - i]`: every lifetime holds the next one,
+//!   all `n` share step `n`, and there are about `2n` distinct steps.
 //!
 //! Sizes are multiples of 16 bytes, log-uniform from 16 B to 256 KiB; every buffer is
 //! aligned to 16. The random numbers come from ChaCha8 (`rand_chacha`) seeded with
@@ -31,19 +37,41 @@ pub enum Shape {
     Residual,
     /// Random intervals of at most 64 steps.
     Random,
+    /// Every buffer live at step 0.
+    AllLive,
+    /// Random intervals within 7 steps.
+    SevenSteps,
+    /// Buffer `i` lives `[i, 2n - i]`.
+    Nested,
 }
 
 impl Shape {
     /// All shapes, in a fixed order.
-    pub const ALL: [Shape; 3] = [Shape::Chain, Shape::Residual, Shape::Random];
+    pub const ALL: [Shape; 6] = [
+        Shape::Chain,
+        Shape::Residual,
+        Shape::Random,
+        Shape::AllLive,
+        Shape::SevenSteps,
+        Shape::Nested,
+    ];
 
-    /// The shape's name in reports: `chain`, `residual`, `random`.
+    /// The shape's name in reports and on the command line: `chain`, `residual`,
+    /// `random`, `all_live`, `seven_steps`, `nested`.
     pub fn name(self) -> &'static str {
         match self {
             Shape::Chain => "chain",
             Shape::Residual => "residual",
             Shape::Random => "random",
+            Shape::AllLive => "all_live",
+            Shape::SevenSteps => "seven_steps",
+            Shape::Nested => "nested",
         }
+    }
+
+    /// The shape named `name` (as [`Shape::name`] writes it), if any.
+    pub fn from_name(name: &str) -> Option<Shape> {
+        Shape::ALL.into_iter().find(|s| s.name() == name)
     }
 }
 
@@ -79,7 +107,7 @@ fn item(size: u64, first: u32, last: u32) -> Item {
 ///
 /// # Panics
 ///
-/// If `n` does not fit in a `u32` step count.
+/// If the steps of `n` buffers (`2n` for [`Shape::Nested`]) do not fit in a `u32`.
 pub fn generate(shape: Shape, n: usize, seed: u64) -> Instance {
     let mut g = Gen(ChaCha8Rng::seed_from_u64(seed));
     let steps = u32::try_from(n).expect("too many buffers");
@@ -127,6 +155,24 @@ pub fn generate(shape: Shape, n: usize, seed: u64) -> Instance {
                 items.push(item(g.size(), first, first + len - 1));
             }
         }
+        Shape::AllLive => {
+            for _ in 0..n {
+                items.push(item(g.size(), 0, 0));
+            }
+        }
+        Shape::SevenSteps => {
+            for _ in 0..n {
+                let first = g.below(7) as u32;
+                let last = first + g.below(u64::from(7 - first)) as u32;
+                items.push(item(g.size(), first, last));
+            }
+        }
+        Shape::Nested => {
+            let end = steps.checked_mul(2).expect("too many buffers");
+            for i in 0..steps {
+                items.push(item(g.size(), i, end - i));
+            }
+        }
     }
     Instance { items }
 }
@@ -163,17 +209,54 @@ mod tests {
                 Shape::Chain => assert!(live <= 3, "{live}"),
                 Shape::Residual => assert!(live <= 32, "{live}"),
                 Shape::Random => assert!(live <= 64, "{live}"),
+                Shape::AllLive | Shape::Nested => assert_eq!(live, 5000),
+                Shape::SevenSteps => assert!(live > 2000 && live < 5000, "{live}"),
             }
             assert!(
                 a.items
                     .iter()
                     .all(|it| it.size % 16 == 0 && it.size >= 16 && it.size < 1 << 19)
             );
+            assert!(a.items.iter().all(|it| it.lifetime.len() <= 64
+                || shape == Shape::Residual
+                || shape == Shape::Nested));
+        }
+    }
+
+    #[test]
+    fn the_adversarial_shapes_have_the_lifetimes_they_promise() {
+        let seven = generate(Shape::SevenSteps, 2000, 3);
+        assert!(seven.items.iter().all(|it| it.lifetime.last < 7));
+        // Every first step and every length occurs.
+        for s in 0..7 {
+            assert!(seven.items.iter().any(|it| it.lifetime.first == s));
             assert!(
-                a.items
+                seven
+                    .items
                     .iter()
-                    .all(|it| it.lifetime.len() <= 64 || shape == Shape::Residual)
+                    .any(|it| it.lifetime.len() == u64::from(s) + 1)
             );
         }
+        let nested = generate(Shape::Nested, 10, 3);
+        for (i, it) in nested.items.iter().enumerate() {
+            assert_eq!(
+                (it.lifetime.first, it.lifetime.last),
+                (i as u32, 20 - i as u32)
+            );
+        }
+        let all = generate(Shape::AllLive, 10, 3);
+        assert!(
+            all.items
+                .iter()
+                .all(|it| it.lifetime.first == 0 && it.lifetime.last == 0)
+        );
+    }
+
+    #[test]
+    fn shapes_are_found_by_name() {
+        for shape in Shape::ALL {
+            assert_eq!(Shape::from_name(shape.name()), Some(shape));
+        }
+        assert_eq!(Shape::from_name("star"), None);
     }
 }

@@ -27,14 +27,15 @@ fn minimalloc_dir() -> PathBuf {
 }
 
 /// `(file, lower bound, optimum reached by the default budget)`: the default budget
-/// (10,000 nodes) reaches the optimum on C only.
+/// (38,000 nodes) reaches the optimum, the lower bound (MiniMalloc's published optimum),
+/// on every file but J, whose optimum is unknown.
 const MINIMALLOC: &[(&str, u64, bool)] = &[
-    ("B.1048576.csv", 1_048_576, false),
+    ("B.1048576.csv", 1_048_576, true),
     ("C.1048576.csv", 1_039_360, true),
-    ("E.1048576.csv", 1_048_576, false),
-    ("F.1048576.csv", 1_048_576, false),
-    ("G.1048576.csv", 1_048_576, false),
-    ("I.1048576.csv", 1_048_576, false),
+    ("E.1048576.csv", 1_048_576, true),
+    ("F.1048576.csv", 1_048_576, true),
+    ("G.1048576.csv", 1_048_576, true),
+    ("I.1048576.csv", 1_048_576, true),
     ("J.1048576.csv", 989_184, false),
 ];
 
@@ -50,7 +51,8 @@ fn minimalloc_problem(dir: &Path, file: &str) -> Problem {
 
 /// The target: with a budget of a million nodes the exact search reaches the
 /// optimum (here the lower bound, MiniMalloc's published optimum) on B, C, E, F, G and I,
-/// and proves it. J has no proven optimum; its best known is checked by the benchmark.
+/// and proves it; on J, whose optimum is unknown, it reaches 1,029,120 bytes, below
+/// MiniMalloc's published best (1,035,264), and 300,000 nodes reach 1,032,192.
 #[test]
 #[cfg_attr(
     not(minimalloc_data),
@@ -58,13 +60,22 @@ fn minimalloc_problem(dir: &Path, file: &str) -> Problem {
 )]
 fn optimal_reaches_the_optimum_on_the_minimalloc_instances_that_have_one() {
     let dir = minimalloc_dir();
-    for &(file, lb, _) in MINIMALLOC.iter().filter(|m| !m.0.starts_with('J')) {
+    for &(file, lb, _) in MINIMALLOC {
         let p = minimalloc_problem(&dir, file);
         let out = plan(&p, Strategy::Optimal { nodes: 1_000_000 }).unwrap();
         validate(&p, &out).unwrap();
         let r = &out.regions[0];
-        assert_eq!(r.planned_bytes, lb, "{file}");
-        assert!(r.proven_optimal, "{file}");
+        if file.starts_with('J') {
+            assert!(r.planned_bytes <= 1_029_120, "J: {}", r.planned_bytes);
+            let out = plan(&p, Strategy::Optimal { nodes: 300_000 }).unwrap();
+            assert!(
+                out.regions[0].planned_bytes <= 1_032_192,
+                "J at 300,000 nodes"
+            );
+        } else {
+            assert_eq!(r.planned_bytes, lb, "{file}");
+            assert!(r.proven_optimal, "{file}");
+        }
     }
 }
 
@@ -96,5 +107,36 @@ fn every_strategy_is_valid_on_minimalloc_instances() {
             "{file}: default strategy gives {}",
             bytes[2]
         );
+    }
+}
+
+/// TensorFlow Lite Micro's `GreedyMemoryPlanner` (tensorflow/tflite-micro commit 90b983c2b,
+/// built and run on these files outside the repository): its arena bytes on MiniMalloc's
+/// instances. `greedy` takes its order (size, then the later buffer first) and its first
+/// fit, so it gives the same bytes; `best_of` has that order among its candidates, so it
+/// never needs more.
+const TFLM_MINIMALLOC: &[(&str, u64)] = &[
+    ("B.1048576.csv", 1_412_096),
+    ("C.1048576.csv", 1_417_216),
+    ("E.1048576.csv", 1_435_648),
+    ("F.1048576.csv", 1_348_608),
+    ("G.1048576.csv", 1_433_600),
+    ("I.1048576.csv", 1_478_656),
+    ("J.1048576.csv", 1_298_432),
+];
+
+#[test]
+#[cfg_attr(
+    not(minimalloc_data),
+    ignore = "needs the MiniMalloc inputs (see build.rs)"
+)]
+fn greedy_is_tflite_micros_greedy_planner_on_minimalloc_instances() {
+    let dir = minimalloc_dir();
+    for &(file, tflm) in TFLM_MINIMALLOC {
+        let p = minimalloc_problem(&dir, file);
+        let greedy = plan(&p, Strategy::Greedy).unwrap().regions[0].planned_bytes;
+        let best_of = plan(&p, Strategy::BestOf).unwrap().regions[0].planned_bytes;
+        assert_eq!(greedy, tflm, "{file}");
+        assert!(best_of <= tflm, "{file}: best_of {best_of}");
     }
 }

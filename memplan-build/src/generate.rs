@@ -15,7 +15,7 @@ use crate::Error;
 
 /// A plan file to plan in a build script, and how: the regions (default: the file's, or
 /// one unbounded region `arena` for a CSV file, written with its planned bytes), the
-/// strategy (default `optimal(nodes = 10000)`), the module's name.
+/// strategy (default `optimal(nodes = 38000)`), the module's name.
 ///
 /// ```no_run
 /// // build.rs

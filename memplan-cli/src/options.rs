@@ -10,7 +10,7 @@ use memplan_planner::{DEFAULT_REGION_ALIGN, MAX_ALIGN, Region, Strategy};
 #[derive(Args, Debug, Clone, Default)]
 pub struct ProblemArgs {
     /// The strategy: greedy, best_of, optimal or optimal(nodes = N). Default: the
-    /// invocation's own for a .rs file, else optimal(nodes = 10000).
+    /// invocation's own for a .rs file, else optimal(nodes = 38000).
     #[arg(long, value_name = "S", value_parser = parse_strategy)]
     pub strategy: Option<Strategy>,
     /// The capacity of the one region of a CSV file (or of a JSON file without regions),

@@ -57,7 +57,7 @@ pub fn run(args: Args) -> Result<bool, String> {
     Ok(true)
 }
 
-/// The strategy as a report says it: `optimal(nodes = 10000)`, or that the offsets are the
+/// The strategy as a report says it: `optimal(nodes = 38000)`, or that the offsets are the
 /// file's.
 fn strategy(p: &Planned) -> String {
     if p.given {

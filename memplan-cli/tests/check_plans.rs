@@ -42,7 +42,7 @@ fn every_executorch_greedy_plan_passes() {
         );
         checked += 1;
     }
-    assert_eq!(checked, 6);
+    assert_eq!(checked, 7);
 }
 
 /// (name, offset, size, first, last) of the data rows of an ExecuTorch plan.

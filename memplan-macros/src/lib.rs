@@ -23,7 +23,7 @@ use proc_macro::TokenStream;
 ///         runtime: 2 KiB;
 ///         temp: 1 KiB, align 64, memory SRAM2;
 ///
-///         // How to pack each region (default: `optimal(nodes = 10000)`).
+///         // How to pack each region (default: `optimal(nodes = 38000)`).
 ///         strategy = best_of;
 ///
 ///         buffer input:  [i8; 490] in dtcm, live 0..=1;

@@ -6,8 +6,8 @@
 //! [`ORDERINGS`] lists them, in this fixed order; every one ends its tie-break on the item
 //! index, so each is a total order:
 //!
-//! 0. `size`: greedy by size's own order ([`crate::greedy::greedy_order`]): size, largest
-//!    first; then longer lifetime; then earlier first step.
+//! 0. `size`: size, largest first; then longer lifetime; then earlier first step (greedy
+//!    by size's order until it took TensorFlow Lite Micro's tie-break, `tflm` below).
 //! 1. `peak`: the most bytes live at one step of the item's lifetime, largest first (the
 //!    items that sit in the busiest steps go first); then size, largest first; then longer
 //!    lifetime; then earlier first step.
@@ -19,6 +19,10 @@
 //!    largest first; then earlier first step.
 //! 5. `first`: first step, earliest first; then size, largest first; then longer lifetime.
 //! 6. `last`: last step, latest first; then size, largest first; then longer lifetime.
+//! 7. `tflm`: greedy by size's own order ([`crate::greedy::greedy_order`]): size, largest
+//!    first; then the higher index (the later declared) first, as TensorFlow Lite Micro's
+//!    `GreedyMemoryPlanner` places them. Last in the list, so it wins a part only where it
+//!    ends strictly lower than every ordering before it.
 //!
 //! # How the best is chosen
 //!
@@ -37,18 +41,21 @@
 //!
 //! # Cost
 //!
-//! One conflict graph, then one sort and one first-fit pass per ordering:
-//! `O(k (n log n + P log L))` for `k` orderings (see [`crate::greedy`]).
+//! One plan of first fit's unions ([`crate::fit`]) and one count of each item's conflicts
+//! (`O(n log n)`, without listing the conflicting pairs), then one sort and one first-fit
+//! pass per ordering (see [`crate::greedy`]).
 
 use std::cmp::Reverse;
 
-use crate::conflicts::Conflicts;
-use crate::greedy::{first_fit_with, greedy_order};
+use crate::conflicts::degrees;
+use crate::fit::{FitPlan, first_fit_planned};
+use crate::gaps::Unions;
+use crate::greedy::greedy_order;
 use crate::instance::{Instance, Layout, SizeOverflow};
 use crate::timeline::Timeline;
 
 /// The names of the orderings, in the order they are tried (see the module documentation).
-pub const ORDERINGS: [&str; 7] = [
+pub const ORDERINGS: [&str; 8] = [
     "size",
     "peak",
     "length",
@@ -56,6 +63,7 @@ pub const ORDERINGS: [&str; 7] = [
     "conflicts",
     "first",
     "last",
+    "tflm",
 ];
 
 /// Each item's peak: the most bytes live at one step of its lifetime (0 for zero-size
@@ -95,7 +103,7 @@ fn peaks(instance: &Instance, timeline: &Timeline) -> Vec<u64> {
 /// # Panics
 ///
 /// If `k >= ORDERINGS.len()`.
-fn ordering(instance: &Instance, k: usize, peak: &[u64], conflicts: &Conflicts) -> Vec<usize> {
+fn ordering(instance: &Instance, k: usize, peak: &[u64], degree: &[u64]) -> Vec<usize> {
     let items = &instance.items;
     let n = items.len();
     let mut order: Vec<usize> = (0..n).collect();
@@ -103,7 +111,7 @@ fn ordering(instance: &Instance, k: usize, peak: &[u64], conflicts: &Conflicts) 
     let size = |i: usize| items[i].size;
     let first = |i: usize| items[i].lifetime.first;
     match k {
-        0 => return greedy_order(instance),
+        0 => order.sort_unstable_by_key(|&i| (Reverse(size(i)), Reverse(len(i)), first(i), i)),
         1 => order.sort_unstable_by_key(|&i| {
             (
                 Reverse(peak[i]),
@@ -122,14 +130,7 @@ fn ordering(instance: &Instance, k: usize, peak: &[u64], conflicts: &Conflicts) 
                 i,
             )
         }),
-        4 => order.sort_unstable_by_key(|&i| {
-            (
-                Reverse(conflicts.of(i).len()),
-                Reverse(size(i)),
-                first(i),
-                i,
-            )
-        }),
+        4 => order.sort_unstable_by_key(|&i| (Reverse(degree[i]), Reverse(size(i)), first(i), i)),
         5 => order.sort_unstable_by_key(|&i| (first(i), Reverse(size(i)), Reverse(len(i)), i)),
         6 => order.sort_unstable_by_key(|&i| {
             (
@@ -139,6 +140,7 @@ fn ordering(instance: &Instance, k: usize, peak: &[u64], conflicts: &Conflicts) 
                 i,
             )
         }),
+        7 => return greedy_order(instance),
         _ => panic!("no ordering number {k}"),
     }
     order
@@ -176,16 +178,11 @@ pub fn best_of(instance: &Instance) -> Result<Layout, SizeOverflow> {
 ///
 /// If the instance has more than `u32::MAX` items.
 pub fn best_of_detailed(instance: &Instance) -> Result<BestOf, SizeOverflow> {
-    let conflicts = Conflicts::new(instance);
-    best_of_with(instance, &conflicts)
-}
-
-pub(crate) fn best_of_with(
-    instance: &Instance,
-    conflicts: &Conflicts,
-) -> Result<BestOf, SizeOverflow> {
     let items = &instance.items;
     let timeline = Timeline::new(instance);
+    let plan = FitPlan::new(instance, &timeline);
+    let mut unions = Unions::default();
+    let degree = degrees(instance);
     let peak = peaks(instance, &timeline);
     let (part, nparts) = timeline.parts();
     // Per part: the lowest end so far (`None` before the first ordering: an end can be
@@ -195,11 +192,8 @@ pub(crate) fn best_of_with(
     let mut all_bytes = Vec::with_capacity(ORDERINGS.len());
     let mut end = vec![0u64; nparts];
     for k in 0..ORDERINGS.len() {
-        let layout = first_fit_with(
-            instance,
-            conflicts,
-            &ordering(instance, k, &peak, conflicts),
-        )?;
+        let order = ordering(instance, k, &peak, &degree);
+        let layout = first_fit_planned(instance, &plan, &order, &mut unions)?;
         all_bytes.push(layout.bytes);
         end.iter_mut().for_each(|e| *e = 0);
         for (i, it) in items.iter().enumerate() {

@@ -1,11 +1,46 @@
 //! The conflict graph of an instance: which items share a step.
 //!
-//! Built once by a sweep over the items sorted by first step, in `O(n log n + P)` time for
-//! `P` conflicting pairs (at most `n` times the largest number of items live at one step).
-//! First fit ([`crate::greedy`]), the `conflicts` ordering of [`crate::best_of`] and the
-//! exact search ([`crate::optimal`]) read it.
+//! Only the exact search ([`crate::optimal`]) needs the graph itself: built by a sweep over
+//! the items sorted by first step, in `O(n log n + P)` time and `O(n + P)` memory for `P`
+//! conflicting pairs, which is quadratic when many items are live at once. The number of
+//! items each one conflicts with ([`degrees`], for the `conflicts` ordering of
+//! [`crate::best_of`]) and the number of pairs ([`pairs`], to bound the search's memory
+//! before building anything) are counted without it, in `O(n log n)`.
 
 use crate::instance::Instance;
+
+/// For each item, the number of other items with bytes it shares a step with (0 for a
+/// zero-size item): the degree of the item in [`Conflicts`], counted from the sorted first
+/// and last steps in `O(n log n)`.
+pub(crate) fn degrees(instance: &Instance) -> Vec<u64> {
+    let items = &instance.items;
+    let mut firsts: Vec<u32> = Vec::with_capacity(items.len());
+    let mut lasts: Vec<u32> = Vec::with_capacity(items.len());
+    for it in items.iter().filter(|it| it.size > 0) {
+        firsts.push(it.lifetime.first);
+        lasts.push(it.lifetime.last);
+    }
+    firsts.sort_unstable();
+    lasts.sort_unstable();
+    items
+        .iter()
+        .map(|it| {
+            if it.size == 0 {
+                return 0;
+            }
+            // Items with bytes that start by `last` and do not end before `first`; the
+            // item itself is one of them.
+            let started = firsts.partition_point(|&f| f <= it.lifetime.last);
+            let ended = lasts.partition_point(|&l| l < it.lifetime.first);
+            (started - ended - 1) as u64
+        })
+        .collect()
+}
+
+/// The number of conflicting pairs (the edges of [`Conflicts`]), in `O(n log n)`.
+pub(crate) fn pairs(instance: &Instance) -> u64 {
+    degrees(instance).iter().sum::<u64>() / 2
+}
 
 /// Which items share a step, as adjacency lists (compressed rows).
 ///

@@ -13,28 +13,35 @@
 //!
 //! # Cost
 //!
-//! The conflict graph (which items share a step) is built once by a sweep over the items
-//! sorted by first step, in `O(n log n + P)` time for `P` conflicting pairs; `P` is at most
-//! `n` times the largest number of items live at one step. First fit then looks only at
-//! each item's neighbours in that graph: `O(n log n + P log L)` in all, where `L` is the
-//! largest degree, instead of the `O(n^2)` scan over every placed item. The offsets are
-//! the same as the scan's: first fit depends only on the set of placed items an item
-//! conflicts with, not on how that set is found.
+//! First fit reads a few interval unions over a tree of time sections instead of a list
+//! of every conflicting item ([`crate::fit`]): `O(n log n)` to plan which unions each item
+//! reads, then `O(log n)`-ish per union read or written, instead of the `O(n^2)` scan over
+//! every placed item (or the `O(P)` list of the `P` conflicting pairs, which is quadratic
+//! when many items are live at once). The offsets are the same as the scan's: first fit
+//! depends only on the set of placed items an item shares a step with, not on how that set
+//! is found.
 
-use crate::conflicts::Conflicts;
-use crate::instance::{Instance, Item, Layout, SizeOverflow, align_up};
+use crate::fit::{FitPlan, first_fit_planned};
+use crate::gaps::Unions;
+use crate::instance::{Instance, Layout, SizeOverflow};
+use crate::timeline::Timeline;
 
-/// The order greedy by size places items in: largest size first; ties by longer lifetime
-/// first, then earlier first step, then lower index.
+/// The order greedy by size places items in: largest size first; ties by higher index
+/// first (the item declared later goes first).
+///
+/// This is TensorFlow Lite Micro's `GreedyMemoryPlanner` order (its stable bubble sort by
+/// size over the buffers in reverse insertion order), and with first fit it gives that
+/// planner's offsets. Of the two tie-breaks measured on the 13 real ExecuTorch plans
+/// (49 to 257 buffers), this one and the one used before (longer lifetime first, then
+/// earlier first step, then lower index) tie on 12 and this one wins on the keyword
+/// spotter (64,000 bytes, its lower bound, against 96,000).
 pub fn greedy_order(instance: &Instance) -> Vec<usize> {
     let mut order: Vec<usize> = (0..instance.items.len()).collect();
     order.sort_by(|&a, &b| {
-        let (x, y) = (&instance.items[a], &instance.items[b]);
-        y.size
-            .cmp(&x.size)
-            .then(y.lifetime.len().cmp(&x.lifetime.len()))
-            .then(x.lifetime.first.cmp(&y.lifetime.first))
-            .then(a.cmp(&b))
+        instance.items[b]
+            .size
+            .cmp(&instance.items[a].size)
+            .then(b.cmp(&a))
     });
     order
 }
@@ -53,66 +60,8 @@ pub fn greedy_order(instance: &Instance) -> Vec<usize> {
 /// If `order` names an item that does not exist, or the instance has more than
 /// `u32::MAX` items.
 pub fn first_fit(instance: &Instance, order: &[usize]) -> Result<Layout, SizeOverflow> {
-    first_fit_with(instance, &Conflicts::new(instance), order)
-}
-
-/// [`first_fit`] with the conflict graph already built.
-pub(crate) fn first_fit_with(
-    instance: &Instance,
-    conflicts: &Conflicts,
-    order: &[usize],
-) -> Result<Layout, SizeOverflow> {
-    let items = &instance.items;
-    let mut offsets = vec![0u64; items.len()];
-    // `end[i]` is `offset + size` once item `i` (with bytes) is placed, else `None`.
-    let mut end: Vec<Option<u64>> = vec![None; items.len()];
-    for (i, it) in items.iter().enumerate() {
-        if let Some(off) = it.fixed {
-            offsets[i] = off;
-            if it.size > 0 {
-                end[i] = Some(off.checked_add(it.size).ok_or(SizeOverflow { item: i })?);
-            }
-        }
-    }
-    let mut taken: Vec<(u64, u64)> = Vec::new();
-    for &i in order {
-        let it = &items[i];
-        if it.fixed.is_some() {
-            continue;
-        }
-        if it.size == 0 {
-            // No bytes: the lowest aligned offset, 0, overlaps nothing.
-            offsets[i] = 0;
-            continue;
-        }
-        taken.clear();
-        taken.extend(
-            conflicts
-                .of(i)
-                .iter()
-                .filter_map(|&j| end[j as usize].map(|e| (offsets[j as usize], e))),
-        );
-        taken.sort_unstable();
-        let off = lowest_fit(it, &taken).ok_or(SizeOverflow { item: i })?;
-        offsets[i] = off;
-        end[i] = Some(off.checked_add(it.size).ok_or(SizeOverflow { item: i })?);
-    }
-    Layout::from_offsets(instance, offsets)
-}
-
-/// The lowest offset, a multiple of `item.align`, where `item` overlaps none of the byte
-/// ranges `taken` (sorted by start). `None` on overflow.
-pub(crate) fn lowest_fit(item: &Item, taken: &[(u64, u64)]) -> Option<u64> {
-    let mut cand = 0u64;
-    for &(start, end) in taken {
-        if cand.checked_add(item.size)? <= start {
-            break;
-        }
-        if end > cand {
-            cand = align_up(end, item.align)?;
-        }
-    }
-    Some(cand)
+    let plan = FitPlan::new(instance, &Timeline::new(instance));
+    first_fit_planned(instance, &plan, order, &mut Unions::default())
 }
 
 /// Greedy by size, first fit.
@@ -131,6 +80,7 @@ pub fn greedy(instance: &Instance) -> Result<Layout, SizeOverflow> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::instance::Item;
     use crate::problem::Lifetime;
 
     fn item(size: u64, align: u64, first: u32, last: u32) -> Item {
@@ -187,7 +137,7 @@ mod tests {
     }
 
     #[test]
-    fn order_is_size_then_length_then_first_then_index() {
+    fn order_is_size_then_the_later_item() {
         let inst = Instance {
             items: vec![
                 item(8, 1, 5, 5),
@@ -197,6 +147,6 @@ mod tests {
                 item(8, 1, 2, 5),
             ],
         };
-        assert_eq!(greedy_order(&inst), vec![1, 2, 3, 4, 0]);
+        assert_eq!(greedy_order(&inst), vec![1, 4, 3, 2, 0]);
     }
 }

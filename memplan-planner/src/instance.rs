@@ -113,50 +113,111 @@ pub fn lower_bound(instance: &Instance) -> (u64, Option<crate::Step>) {
 /// Twenty 10-byte items aligned to 4 and live together need `20 * 12 - 2 = 238` bytes,
 /// where [`lower_bound`] says 200.
 ///
-/// Cost: O(n log n + n * L) for the largest live set L. Saturates at `u64::MAX`.
+/// Cost: `O(n log n + n·a·log n)` for the `a` distinct alignments of the instance (at most
+/// 17, as alignments are powers of two up to [`crate::MAX_ALIGN`]; usually one or two): a
+/// sweep keeps, for each alignment, the live items' rounded sizes summed and their
+/// roundings in an ordered multiset, so each step costs a lookup, not a pass over the live
+/// items. Saturates at `u64::MAX`.
 pub fn aligned_lower_bound(instance: &Instance) -> AlignedBound {
     let items = &instance.items;
-    let mut starts: Vec<usize> = (0..items.len()).filter(|&i| items[i].size > 0).collect();
+    let with_bytes: Vec<usize> = (0..items.len()).filter(|&i| items[i].size > 0).collect();
+    let mut starts = with_bytes.clone();
     starts.sort_by_key(|&i| (items[i].lifetime.first, i));
-    let mut live: Vec<usize> = Vec::new();
+    let mut ends = with_bytes;
+    ends.sort_by_key(|&i| (items[i].lifetime.last, i));
+    let mut aligns: Vec<u64> = items.iter().map(|it| it.align.max(1)).collect();
+    aligns.sort_unstable();
+    aligns.dedup();
+    let mut by_align: Vec<Rounded> = aligns.iter().map(|&g| Rounded::new(g)).collect();
+    // Live items per alignment (the index into `aligns`).
+    let mut live_of = vec![0usize; aligns.len()];
+    let slot = |it: &Item| aligns.partition_point(|&g| g < it.align.max(1));
     let mut best = AlignedBound {
         bytes: 0,
         step: None,
         align: 1,
     };
     let mut best_bytes: u128 = 0;
-    let mut k = 0;
+    let (mut k, mut e) = (0, 0);
     while k < starts.len() {
-        // All items starting at this step join; items that ended before it leave.
+        // Items that ended before this step leave; all items starting at it join.
         let step = items[starts[k]].lifetime.first;
-        live.retain(|&j| items[j].lifetime.last >= step);
+        while e < ends.len() && items[ends[e]].lifetime.last < step {
+            let it = &items[ends[e]];
+            live_of[slot(it)] -= 1;
+            by_align.iter_mut().for_each(|r| r.remove(it.size));
+            e += 1;
+        }
         while k < starts.len() && items[starts[k]].lifetime.first == step {
-            live.push(starts[k]);
+            let it = &items[starts[k]];
+            live_of[slot(it)] += 1;
+            by_align.iter_mut().for_each(|r| r.add(it.size));
             k += 1;
         }
-        let g = live
-            .iter()
-            .map(|&j| items[j].align.max(1))
-            .min()
-            .unwrap_or(1) as u128;
-        let mut sum: u128 = 0;
-        let mut waste: u128 = 0;
-        for &j in &live {
-            let s = items[j].size as u128;
-            let r = s.div_ceil(g) * g;
-            sum += r;
-            waste = waste.max(r - s);
-        }
-        if sum - waste > best_bytes {
-            best_bytes = sum - waste;
+        // The smallest alignment live; something is live, as an item just joined.
+        let Some(a) = live_of.iter().position(|&c| c > 0) else {
+            continue;
+        };
+        let r = &by_align[a];
+        let bytes = r.sum - u128::from(r.most_waste());
+        if bytes > best_bytes {
+            best_bytes = bytes;
             best = AlignedBound {
-                bytes: best_bytes.min(u64::MAX as u128) as u64,
+                bytes: bytes.min(u64::MAX as u128) as u64,
                 step: Some(step),
-                align: g as u64,
+                align: aligns[a],
             };
         }
     }
     best
+}
+
+/// The live items' sizes rounded up to one alignment `g`: their sum and the multiset of
+/// the bytes each rounding adds.
+struct Rounded {
+    g: u128,
+    sum: u128,
+    /// Bytes added by a rounding -> how many live items have that rounding.
+    waste: std::collections::BTreeMap<u64, u64>,
+}
+
+impl Rounded {
+    fn new(g: u64) -> Rounded {
+        Rounded {
+            g: u128::from(g),
+            sum: 0,
+            waste: std::collections::BTreeMap::new(),
+        }
+    }
+
+    fn rounded(&self, size: u64) -> (u128, u64) {
+        let s = u128::from(size);
+        let r = s.div_ceil(self.g) * self.g;
+        // Less than `g`, so it fits.
+        (r, (r - s) as u64)
+    }
+
+    fn add(&mut self, size: u64) {
+        let (r, w) = self.rounded(size);
+        self.sum += r;
+        *self.waste.entry(w).or_insert(0) += 1;
+    }
+
+    fn remove(&mut self, size: u64) {
+        let (r, w) = self.rounded(size);
+        self.sum -= r;
+        if let Some(c) = self.waste.get_mut(&w) {
+            *c -= 1;
+            if *c == 0 {
+                self.waste.remove(&w);
+            }
+        }
+    }
+
+    /// The largest rounding among the live items (0 when none is live).
+    fn most_waste(&self) -> u64 {
+        self.waste.last_key_value().map_or(0, |(&w, _)| w)
+    }
 }
 
 /// The result of [`aligned_lower_bound`].
@@ -191,6 +252,86 @@ pub fn live_at(instance: &Instance, step: crate::Step) -> Vec<usize> {
 mod tests {
     use super::*;
     use crate::problem::Lifetime;
+    use proptest::prelude::*;
+
+    /// The quadratic sweep the incremental bound replaced: at every start step, a pass over
+    /// the live items.
+    fn aligned_lower_bound_by_scan(instance: &Instance) -> AlignedBound {
+        let items = &instance.items;
+        let mut starts: Vec<usize> = (0..items.len()).filter(|&i| items[i].size > 0).collect();
+        starts.sort_by_key(|&i| (items[i].lifetime.first, i));
+        let mut live: Vec<usize> = Vec::new();
+        let mut best = AlignedBound {
+            bytes: 0,
+            step: None,
+            align: 1,
+        };
+        let mut best_bytes: u128 = 0;
+        let mut k = 0;
+        while k < starts.len() {
+            let step = items[starts[k]].lifetime.first;
+            live.retain(|&j| items[j].lifetime.last >= step);
+            while k < starts.len() && items[starts[k]].lifetime.first == step {
+                live.push(starts[k]);
+                k += 1;
+            }
+            let g = live
+                .iter()
+                .map(|&j| items[j].align.max(1))
+                .min()
+                .unwrap_or(1) as u128;
+            let mut sum: u128 = 0;
+            let mut waste: u128 = 0;
+            for &j in &live {
+                let s = items[j].size as u128;
+                let r = s.div_ceil(g) * g;
+                sum += r;
+                waste = waste.max(r - s);
+            }
+            if sum - waste > best_bytes {
+                best_bytes = sum - waste;
+                best = AlignedBound {
+                    bytes: best_bytes.min(u64::MAX as u128) as u64,
+                    step: Some(step),
+                    align: g as u64,
+                };
+            }
+        }
+        best
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        #[test]
+        fn the_incremental_aligned_bound_matches_the_scan(
+            raw in proptest::collection::vec((0u64..100, 0u32..6, 0u32..30, 0u32..10), 0..60),
+        ) {
+            let inst = Instance {
+                items: raw
+                    .iter()
+                    .map(|&(size, a, first, len)| item(size, 1 << (a * 3).min(16), first, first + len))
+                    .collect(),
+            };
+            prop_assert_eq!(aligned_lower_bound(&inst), aligned_lower_bound_by_scan(&inst));
+        }
+    }
+
+    #[test]
+    fn the_aligned_bound_saturates_and_takes_huge_alignments() {
+        let inst = Instance {
+            items: vec![
+                item(u64::MAX, 1, 0, 0),
+                item(u64::MAX, 1, 0, 0),
+                item(3, 1 << 16, 0, 0),
+            ],
+        };
+        assert_eq!(
+            aligned_lower_bound(&inst),
+            aligned_lower_bound_by_scan(&inst)
+        );
+        assert_eq!(aligned_lower_bound(&inst).bytes, u64::MAX);
+    }
 
     fn item(size: u64, align: u64, first: u32, last: u32) -> Item {
         Item {

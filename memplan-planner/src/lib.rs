@@ -40,6 +40,8 @@ mod best_of;
 mod conflicts;
 mod error;
 pub mod files;
+mod fit;
+mod gaps;
 mod greedy;
 mod instance;
 mod optimal;

@@ -13,7 +13,7 @@ use crate::instance::{Instance, Layout, SizeOverflow};
 /// recorded in the changelog.
 ///
 /// A strategy prints itself as it is written in `memory_plan!` and on the command line
-/// (`greedy`, `best_of`, `optimal(nodes = 10000)`) and parses from the same text
+/// (`greedy`, `best_of`, `optimal(nodes = 38000)`) and parses from the same text
 /// ([`FromStr`]; a bare `optimal` takes [`Strategy::DEFAULT_NODES`]).
 ///
 /// ```
@@ -29,18 +29,21 @@ use crate::instance::{Instance, Layout, SizeOverflow};
 pub enum Strategy {
     /// Greedy by size, first fit: the baseline (TFLite Micro's and ExecuTorch's planners
     /// are variants of it). Pinned items are placed first, at their offsets; the others in
-    /// order of size, largest first; ties by longer lifetime first, then earlier first
-    /// step, then declaration order. Each goes at the lowest offset, a multiple of its
-    /// alignment, where it overlaps no placed item whose lifetime it shares a step with.
+    /// order of size, largest first; ties: the later declared first, as TensorFlow Lite
+    /// Micro's `GreedyMemoryPlanner` orders them. Each goes at the lowest offset, a multiple
+    /// of its alignment, where it overlaps no placed item whose lifetime it shares a step
+    /// with.
     Greedy,
     /// The best of several first-fit orderings, greedy's included: never more bytes than
     /// [`Strategy::Greedy`]. The orderings, in this order (each ends on declaration order):
-    /// `size` (greedy's own), `peak` (the most bytes live at one step of the item's
-    /// lifetime, largest first; then size, longer lifetime, earlier first step), `length`
+    /// `size` (largest first; then longer lifetime, earlier first step), `peak` (the most
+    /// bytes live at one step of the item's lifetime, largest first; then size, longer
+    /// lifetime, earlier first step), `length`
     /// (longest lifetime first; then size, earlier first step), `area` (size times
     /// lifetime, largest first; then size, earlier first step), `conflicts` (most items
     /// sharing a step first; then size, earlier first step), `first` (earliest first step;
-    /// then size, longer lifetime), `last` (latest last step; then size, longer lifetime).
+    /// then size, longer lifetime), `last` (latest last step; then size, longer lifetime),
+    /// `tflm` (greedy's own: largest first, then the later declared first).
     /// The items split at time cut lines (step boundaries no item with bytes is live
     /// across) into independent parts; in each part the ordering whose plan of the part
     /// ends lowest wins, ties to the earlier ordering.
@@ -49,11 +52,17 @@ pub enum Strategy {
     /// from [`Strategy::BestOf`]'s plan, that stops after `nodes` search nodes: never more
     /// bytes than [`Strategy::BestOf`], and optimal when the search completes in the
     /// budget. It asks "is there a layout within `C` bytes?" for `C` = the lower bound
-    /// first (half the budget), then by bisection towards the best layout found; each
-    /// question runs the preorders `TWA`, `TAW`, `ATW` in turn under doubling node limits,
-    /// trying candidates by offset, then preorder (`T`: most bytes live in a section of
-    /// the item's lifetime, `W`: lifetime length, `A`: size times length; each largest
-    /// first; then declaration order).
+    /// first (93 % of the budget up to 100,000 nodes, at least half), then by bisection
+    /// towards the best layout found, then for the capacities the bisection gave up on,
+    /// down from the best layout; capacities are multiples of the grain that divides every
+    /// size, pin and alignment. Each question runs the preorders `TWA`, `TAW` in turn under
+    /// doubling node limits, trying candidates by offset, then preorder (`T`: most bytes
+    /// live in a section of the item's lifetime, `W`: lifetime length, `A`: size times
+    /// length; each largest first; then declaration order). When `best_of` already meets the lower bound the
+    /// search does not run and nothing pairwise is built. Its memory is bounded: an
+    /// instance with more than 4,194,304 (2^22) conflicting pairs is not searched: the
+    /// result is `best_of`'s plan, proven optimal only if it meets the lower bound, with 0
+    /// nodes used.
     Optimal {
         /// The budget, in search nodes (a node: one more buffer placed, with the partial
         /// plan passing every check of the search, as MiniMalloc counts). `0` returns
@@ -64,20 +73,21 @@ pub enum Strategy {
 
 impl Strategy {
     /// The node budget of [`Strategy::default`].
-    pub const DEFAULT_NODES: u64 = 10_000;
+    pub const DEFAULT_NODES: u64 = 38_000;
 }
 
 impl Default for Strategy {
-    /// `Optimal { nodes: 10_000 }` ([`Strategy::DEFAULT_NODES`]).
+    /// `Optimal { nodes: 38_000 }` ([`Strategy::DEFAULT_NODES`]).
     ///
-    /// Measured in a release build on a 2-core machine: on the six real ExecuTorch plans
-    /// (46 to 257 buffers) `best_of` already meets the lower bound, the search does not
-    /// run, and a plan costs under 0.5 ms; on MiniMalloc's adversarial instances (170 to
-    /// 409 buffers, up to 110 live at once) the whole budget costs 5 to 250 ms and reaches
-    /// the optimum on one of seven (a million nodes reach it on all six that have a known
-    /// optimum, in under 0.3 s each). The cost grows about linearly with the budget. A
-    /// proc macro is built without optimisation in a dev profile, where the search is
-    /// about ten times slower.
+    /// Measured on a shared 2-core machine (the memplan-bench README has the tables): on
+    /// the 13 real ExecuTorch plans (46 to 257 buffers) `best_of` already meets the lower
+    /// bound, the search does not run, and a plan costs under 1 ms in a release build and
+    /// under 15 ms unoptimised; on MiniMalloc's adversarial instances (170 to 409 buffers,
+    /// up to 110 live at once) the budget reaches the optimum, and proves it, on the six
+    /// that have a known optimum (B, C, E, F, G, I: 3 to 60 ms in a release build), and on
+    /// J, whose optimum is unknown, it is spent whole: 0.3 s in a release build, about 3 s
+    /// unoptimised. The cost grows about linearly with the budget. A proc macro is built
+    /// without optimisation in a dev profile, where the search is about ten times slower.
     fn default() -> Self {
         Strategy::Optimal {
             nodes: Self::DEFAULT_NODES,

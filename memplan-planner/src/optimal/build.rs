@@ -1,13 +1,14 @@
 //! The static data of a search, built once per instance: the movable items with bytes
 //! ("locals", numbered `0..m`), what each conflicts with, and the sections of time they
-//! live in.
+//! live in (their bytes per section and the static parts; the floors are in
+//! [`super::floors`]).
 
 use crate::conflicts::Conflicts;
 use crate::instance::{Instance, align_up};
 use crate::timeline::Timeline;
 
 /// A set of unplaced items and the sections `[lo, hi)` they live in.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Part {
     /// The range of the items' list (the static parts' list, or the stack's).
     pub(super) items: (usize, usize),
@@ -16,6 +17,12 @@ pub(super) struct Part {
     /// Tells apart the preorders of parts made by a split (0 for a static part): a hash of
     /// the part's items, which fix the part's preorder.
     pub(super) salt: u128,
+    /// Set by the first node of the part (see [`Search::candidates`]): the Zobrist keys of
+    /// the unplaced locals outside the part, XORed, which stay put while the part is
+    /// searched.
+    pub(super) outside: u128,
+    /// While the part is searched: its unplaced locals are the first `len` of its list.
+    pub(super) len: usize,
 }
 
 /// Per local: its size, alignment, lifetime in sections and steps, and its neighbours.
@@ -40,15 +47,9 @@ pub(super) struct Locals {
     pub(super) obs: Vec<(u64, u64)>,
 }
 
-/// The sections of time: which locals live in each, and the static parts.
+/// The sections of time: the bytes live in each, the locals crossing each boundary, and the
+/// static parts.
 pub(super) struct Sections {
-    /// `start[s]..start[s + 1]` is section `s`'s range of the section lists.
-    pub(super) start: Vec<usize>,
-    /// The section lists at the start of a search (locals live in each section).
-    pub(super) items0: Vec<u32>,
-    /// `pos_start[u] + (s - span[u].0)` indexes a position table: where local `u` sits in
-    /// section `s`'s list.
-    pub(super) pos_start: Vec<usize>,
     /// Bytes of locals live in each section.
     pub(super) total: Vec<u64>,
     /// Locals crossing each section boundary `k` (between sections `k` and `k + 1`).
@@ -62,22 +63,7 @@ pub(super) struct Sections {
 impl Sections {
     /// The number of sections.
     pub(super) fn count(&self) -> usize {
-        self.start.len() - 1
-    }
-
-    /// Where each local sits in each section's list, as indexed through `pos_start`.
-    pub(super) fn positions(&self, locals: &Locals) -> Vec<usize> {
-        let mut pos = vec![0usize; *self.pos_start.last().unwrap_or(&0)];
-        for s in 0..self.count() {
-            for (k, &u) in self.items0[self.start[s]..self.start[s + 1]]
-                .iter()
-                .enumerate()
-            {
-                let u = u as usize;
-                pos[self.pos_start[u] + (s - locals.span[u].0 as usize)] = self.start[s] + k;
-            }
-        }
-        pos
+        self.total.len()
     }
 }
 
@@ -147,6 +133,9 @@ impl Locals {
     /// item it conflicts with; saturates at `u64::MAX` (never within a capacity).
     pub(super) fn lowest(&self, u: usize, floor: u64) -> u64 {
         let (size, align) = (self.size[u], self.align[u]);
+        if align == 1 && self.obs_start[u] == self.obs_start[u + 1] {
+            return floor;
+        }
         let Some(mut x) = align_up(floor, align) else {
             return u64::MAX;
         };
@@ -171,34 +160,6 @@ impl Sections {
     pub(super) fn new(locals: &Locals, timeline: &Timeline, total: Vec<u64>) -> Sections {
         let s = timeline.sections();
         let span = &locals.span;
-        let mut count = vec![0usize; s + 1];
-        for &(lo, hi) in span {
-            for k in lo..hi {
-                count[k as usize] += 1;
-            }
-        }
-        let mut start = Vec::with_capacity(s + 1);
-        let mut acc = 0;
-        for c in &count[..s] {
-            start.push(acc);
-            acc += c;
-        }
-        start.push(acc);
-        let mut fill = start.clone();
-        let mut items0 = vec![0u32; acc];
-        for (u, &(lo, hi)) in span.iter().enumerate() {
-            for k in lo..hi {
-                items0[fill[k as usize]] = u as u32;
-                fill[k as usize] += 1;
-            }
-        }
-        let mut pos_start = Vec::with_capacity(span.len() + 1);
-        let mut n = 0;
-        for &(lo, hi) in span {
-            pos_start.push(n);
-            n += (hi - lo) as usize;
-        }
-        pos_start.push(n);
         let mut cut0 = vec![0u32; s.saturating_sub(1)];
         for &(lo, hi) in span {
             for k in lo..hi.saturating_sub(1) {
@@ -207,9 +168,6 @@ impl Sections {
         }
         let (parts, part_items, part_of) = static_parts(locals, timeline);
         Sections {
-            start,
-            items0,
-            pos_start,
             total,
             cut0,
             parts,
@@ -240,7 +198,7 @@ fn static_parts(locals: &Locals, timeline: &Timeline) -> (Vec<Part>, Vec<u32>, V
             items: (start, items.len()),
             lo,
             hi,
-            salt: 0,
+            ..Part::default()
         });
     }
     let mut part_of = vec![0u32; m];

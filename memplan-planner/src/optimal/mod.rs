@@ -56,22 +56,38 @@
 //! [`optimal`] starts from [`crate::best_of::best_of`]'s plan (bytes `U`) and the lower
 //! bound `L`: the largest of the most bytes live at one step, the alignment-aware bound
 //! ([`crate::instance::aligned_lower_bound`]) and the highest end of a pinned item. If
-//! `U = L` it is done. Otherwise it asks the decision question for a sequence of
-//! capacities, each with a share of the budget, keeping the best layout found:
+//! `U = L` it is done, before building anything pairwise (the common case, and the reason
+//! a plan of 100,000 buffers all live at once costs no more than `best_of`). It also stops
+//! there, with `best_of`'s plan unproven, when the search's conflict graph would pass
+//! [`MAX_SEARCH_PAIRS`] pairs (counted first, in `O(n log n)`). Otherwise it asks the
+//! decision question for a sequence of capacities, each with a share of the budget,
+//! keeping the best layout found. Capacities are multiples of the instance's *grain* (a
+//! number that divides every size, pinned offset and alignment larger than it, so every
+//! layout's bytes: MiniMalloc's sizes are multiples of 1024), and `L` is rounded up to one.
 //!
-//! 1. `C = L`, with half the budget. A layout found there is optimal. A search that ends
-//!    without one proves `L` is out of reach, and `L + 1` becomes the proven bound.
+//! 1. `C = L`, with 93 % of the budget up to [`FIRST_MOST`] nodes (and never less than
+//!    half of it): on adversarial perfect packings the lower bound is the optimum, and a
+//!    small budget is best spent proving it. A layout found there is optimal. A search
+//!    that ends without one proves `L` is out of reach, and `L` plus a grain becomes the
+//!    proven bound.
 //! 2. Then a bisection between the lowest capacity not given up on and the best layout so
 //!    far: `C` halfway. A layout found lowers the upper end to its own bytes; a search that
-//!    ends without one proves the bound `C + 1`; a search that runs out of its share (a
-//!    quarter of what is left, at least one node per item) gives up below `C + 1` without a
-//!    proof. It stops when the two ends meet or the budget is spent.
+//!    ends without one proves the bound `C` plus a grain; a search that runs out of its
+//!    share (a quarter of what is left, at least one node per item) gives up below that
+//!    without a proof. It stops when the two ends meet or the budget is spent.
+//! 3. Then, with what is left, the capacities given up on, down from the best layout one
+//!    grain at a time: a capacity the search ran out of nodes on is not always harder than
+//!    the ones below it (on MiniMalloc's J, one that 100,000 nodes do not settle sits just
+//!    above one that 4,000 fill). A layout found starts again one grain below it; a proof
+//!    after a capacity given up, or reaching the proven bound, stops.
 //!
 //! The layout is proven optimal when its bytes equal the proven bound.
 //!
 //! Each decision search runs the preorders of [`PREORDERS`] in turn, with a node limit per
 //! run that starts at twice the number of items and doubles after each round (as MiniMalloc
-//! does): some instances are easy under one preorder and hard under another.
+//! does): some instances are easy under one preorder and hard under another. Each
+//! preorder keeps the states it proved to fail across the rounds of one decision search,
+//! so a longer run does not explore again what a shorter one finished.
 //!
 //! # Determinism
 //!
@@ -81,27 +97,33 @@
 //!
 //! # Cost
 //!
-//! A node costs about `O(n + k·(d + s·l))` for `n` items in its part, `k` candidates tried
-//! before one passes the checks, `d` items sharing a step with a placed one, and `s`
-//! sections touched of at most `l` live items each, plus `O(n log n)` when it splits: 5 to
-//! 25 µs on the 170- to 409-item MiniMalloc instances (release build, 10,000 nodes).
-//! Memory: `O(n + P + S·L)` plus up to about 48 bytes per remembered failed state.
+//! A node costs about `O(n + k·(s + d·log S))` for `n` items in its part, `k` candidates
+//! tried before one passes the checks, `s` sections in the placed item's lifetime, `d`
+//! items sharing a step with it, and `S` sections: the section floors live in a tree over
+//! the sections (`floors`), where an item that moves touches `O(log S)` nodes instead of
+//! every section of its lifetime, and a section's floor is re-checked only when a node
+//! above it loses the last item at its lowest offset. Plus `O(n log n)` when it splits.
+//! Per node, on the MiniMalloc instances: about 1-2 µs (170 to 374 items) and 6 µs (J, 409
+//! items, long lifetimes) in a release build; the memplan-bench README has the figures.
+//! Memory: `O(n log S + P)` plus up to about 48 bytes per remembered failed state.
 //!
 //! # Layout of the code
 //!
 //! This file is the driver (the capacities asked, the budget shares). The search itself:
 //! `search` (the depth-first loop over nodes and splits), `build` (the static data of an
-//! instance), `state` (the dynamic state of a node and its undo log), `memo` (remembered
+//! instance), `state` (the dynamic state of a node and its undo log), `floors` (the
+//! section floors and the section inference check over them), `memo` (remembered
 //! failed states) and `preorder` (the static and re-ranked orders of candidates).
 
 mod build;
+mod floors;
 mod memo;
 mod preorder;
 mod search;
 mod state;
 
-use crate::best_of::best_of_with;
-use crate::conflicts::Conflicts;
+use crate::best_of::best_of;
+use crate::conflicts::{Conflicts, pairs};
 use crate::instance::{Instance, Layout, SizeOverflow, aligned_lower_bound, lower_bound};
 use search::{Search, Status};
 
@@ -118,12 +140,20 @@ pub struct OptimalOutcome {
     pub nodes: u64,
 }
 
+/// The most conflicting pairs (edges of the search's conflict graph, 32 MiB of adjacency
+/// at most) the search is built for. Above it, [`optimal`] returns `best_of`'s plan as it
+/// is, unproven unless it meets the lower bound, with 0 nodes: the search's memory stays
+/// bounded whatever the shape.
+pub(crate) const MAX_SEARCH_PAIRS: u64 = 1 << 22;
+
 /// The exact search under a budget of `nodes` search nodes (see the module documentation):
 /// [`crate::best_of::best_of`]'s layout improved as far as the budget allows.
 ///
 /// The result never uses more bytes than `best_of`'s, respects every item's alignment and
 /// pinned offset, and is reported proven optimal when its bytes equal a proven lower bound.
-/// `nodes = 0` returns `best_of`'s layout.
+/// `nodes = 0` returns `best_of`'s layout, and so does an instance whose search would
+/// need more than [`MAX_SEARCH_PAIRS`] conflicting pairs (counted in `O(n log n)` before
+/// anything pairwise is built).
 ///
 /// # Errors
 ///
@@ -133,8 +163,7 @@ pub struct OptimalOutcome {
 ///
 /// If the instance has more than `u32::MAX` items.
 pub fn optimal(instance: &Instance, nodes: u64) -> Result<OptimalOutcome, SizeOverflow> {
-    let conflicts = Conflicts::new(instance);
-    let start = best_of_with(instance, &conflicts)?.layout;
+    let start = best_of(instance)?;
     let mut bound = lower_bound(instance)
         .0
         .max(aligned_lower_bound(instance).bytes);
@@ -143,8 +172,11 @@ pub fn optimal(instance: &Instance, nodes: u64) -> Result<OptimalOutcome, SizeOv
             bound = bound.max(f.checked_add(it.size).ok_or(SizeOverflow { item: i })?);
         }
     }
-    let mut best = start;
-    if best.bytes <= bound || nodes == 0 {
+    // Every offset and end is a multiple of the grain, so are the bytes of every layout.
+    let g = grain(instance);
+    bound = bound.div_ceil(g).saturating_mul(g);
+    let best = start;
+    if best.bytes <= bound || nodes == 0 || too_large(instance) {
         return Ok(OptimalOutcome {
             proven_optimal: best.bytes <= bound,
             lower_bound: bound,
@@ -152,54 +184,131 @@ pub fn optimal(instance: &Instance, nodes: u64) -> Result<OptimalOutcome, SizeOv
             nodes: 0,
         });
     }
-    let mut search = Search::new(instance, &conflicts);
-    let mut left = nodes;
-    let mut used = 0u64;
-    // The lowest capacity not yet given up on (proven or not).
-    let mut floor = bound;
-    let mut first = true;
-    while floor < best.bytes && left > 0 {
-        let (cap, share) = if first {
-            (bound, left.div_ceil(2))
-        } else {
-            (
-                floor + (best.bytes - 1 - floor) / 2,
-                (left / 4).max(search.loc.len() as u64).min(left),
-            )
-        };
-        let heights = part_heights(&search, &best);
-        let before = search.nodes_used;
-        let (status, searched) = search.decide_round_robin(cap, &heights, share);
-        let spent = search.nodes_used - before;
-        left -= spent;
-        used += spent;
-        match status {
-            Status::Found => {
-                let mut offsets = best.offsets.clone();
-                for (u, &i) in search.loc.item_of.iter().enumerate() {
-                    if searched[search.sec.part_of[u] as usize] {
-                        offsets[i] = search.st.off[u];
-                    }
-                }
-                let layout = Layout::from_offsets(instance, offsets)?;
-                debug_assert!(layout.bytes <= cap);
-                best = layout;
-            }
-            Status::Infeasible => {
-                // A proof: nothing fits in `cap` bytes.
-                bound = bound.max(cap + 1);
-                floor = floor.max(cap + 1);
-            }
-            Status::OutOfNodes => floor = cap + 1,
+    let conflicts = Conflicts::new(instance);
+    let mut run = Run {
+        instance,
+        search: Search::new(instance, &conflicts),
+        best,
+        bound,
+        grain: g,
+        left: nodes,
+    };
+    // 1. The lower bound: a layout there is optimal.
+    let first = (u128::from(nodes) * 93 / 100).min(u128::from(FIRST_MOST)) as u64;
+    run.ask(run.bound, first.max(nodes.div_ceil(2)))?;
+    // 2. A bisection between the lowest capacity not given up on and the best layout.
+    let mut floor = run.bound;
+    while run.left > 0 && floor < run.best.bytes {
+        let (f, b) = (floor / g, run.best.bytes / g);
+        let cap = (f + (b - 1 - f) / 2) * g;
+        match run.ask(cap, run.share())? {
+            Status::Found => {}
+            Status::Infeasible | Status::OutOfNodes => floor = floor.max(cap + g),
         }
-        first = false;
+    }
+    // 3. The capacities given up on, down from the best layout, with what is left: one
+    // the search ran out of nodes on is not always harder than the ones below it.
+    let mut below = 1u64;
+    while run.left > 0 && run.best.bytes > run.bound {
+        let cap = run.best.bytes - below.saturating_mul(g).min(run.best.bytes);
+        if cap < run.bound {
+            break;
+        }
+        match run.ask(cap, run.share())? {
+            Status::Found => below = 1,
+            // Proven out of reach; those in between were tried and ran out of nodes.
+            Status::Infeasible if below > 1 => break,
+            Status::Infeasible => {}
+            Status::OutOfNodes => below += 1,
+        }
     }
     Ok(OptimalOutcome {
-        proven_optimal: best.bytes <= bound,
-        lower_bound: bound,
-        layout: best,
-        nodes: used,
+        proven_optimal: run.best.bytes <= run.bound,
+        lower_bound: run.bound,
+        layout: run.best,
+        nodes: nodes - run.left,
     })
+}
+
+/// The most nodes [`optimal`] gives the lower bound beyond half of its budget: a budget up
+/// to about 107,500 nodes spends 93 % there, a larger one 100,000 nodes or half of it,
+/// whichever is more, keeping the rest to improve a layout that misses the bound.
+const FIRST_MOST: u64 = 100_000;
+
+/// The driver's state: the best layout and the proven bound so far, and the budget left.
+struct Run<'a> {
+    instance: &'a Instance,
+    search: Search,
+    best: Layout,
+    bound: u64,
+    grain: u64,
+    left: u64,
+}
+
+impl Run<'_> {
+    /// A question's share of the budget: a quarter of what is left, at least one node per
+    /// item.
+    fn share(&self) -> u64 {
+        (self.left / 4)
+            .max(self.search.loc.len() as u64)
+            .min(self.left)
+    }
+
+    /// Asks whether a layout fits in `cap` bytes, with `share` nodes of the budget; keeps a
+    /// layout found, and the bound a proof gives.
+    fn ask(&mut self, cap: u64, share: u64) -> Result<Status, SizeOverflow> {
+        let heights = part_heights(&self.search, &self.best);
+        let before = self.search.nodes_used;
+        let (status, searched) =
+            self.search
+                .decide_round_robin(cap, &heights, share.min(self.left));
+        self.left -= self.search.nodes_used - before;
+        match status {
+            Status::Found => {
+                let mut offsets = self.best.offsets.clone();
+                for (u, &i) in self.search.loc.item_of.iter().enumerate() {
+                    if searched[self.search.sec.part_of[u] as usize] {
+                        offsets[i] = self.search.st.off[u];
+                    }
+                }
+                let layout = Layout::from_offsets(self.instance, offsets)?;
+                debug_assert!(layout.bytes <= cap);
+                self.best = layout;
+            }
+            // A proof: nothing fits in `cap` bytes, nor below the next grain.
+            Status::Infeasible => self.bound = self.bound.max(cap.saturating_add(self.grain)),
+            Status::OutOfNodes => {}
+        }
+        Ok(status)
+    }
+}
+
+/// The grain of every layout of `instance`: a number that divides every size, every pinned
+/// offset, and every alignment it does not itself divide (alignments are powers of two).
+/// Offsets are sums of ends rounded up to an alignment, so each is a multiple of it, and
+/// so are the bytes of every layout: capacities in between need not be asked. 1 when the
+/// instance has no bytes.
+fn grain(instance: &Instance) -> u64 {
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+    let with_bytes = || instance.items.iter().filter(|it| it.size > 0);
+    let mut g = with_bytes().fold(0, |g, it| gcd(gcd(g, it.size), it.fixed.unwrap_or(0)));
+    for it in with_bytes() {
+        let a = it.align.max(1);
+        if g % a != 0 {
+            g = gcd(g, a);
+        }
+    }
+    g.max(1)
+}
+
+/// Whether the search's conflict graph would pass [`MAX_SEARCH_PAIRS`] pairs. (Its other
+/// data is smaller: a local lives in at most `1 + 2d` sections for `d` conflicts, as each
+/// section boundary inside its lifetime is where a local it conflicts with starts or ends,
+/// and it is stored at `O(log S)` nodes of the floor tree.)
+fn too_large(instance: &Instance) -> bool {
+    pairs(instance) > MAX_SEARCH_PAIRS
 }
 
 /// The bytes each static part of the search uses in `layout`.

@@ -30,6 +30,8 @@ struct SearchFrame {
     cands: (usize, usize),
     next: usize,
     mark: usize,
+    /// The part's unplaced count at this node (restored when a child fails).
+    len: usize,
     /// The node's state key (see [`Search::candidates`]).
     key: u128,
 }
@@ -38,6 +40,8 @@ struct SearchFrame {
 /// of its own.
 #[derive(Clone, Copy, Debug)]
 struct SplitFrame {
+    /// The part the split was made in.
+    parent: usize,
     parts: (usize, usize),
     next: usize,
     /// The length of the rank log when the split was made.
@@ -75,13 +79,22 @@ pub(super) struct Search {
     pub(super) loc: Locals,
     pub(super) sec: Sections,
     pub(super) st: State,
-    memo: Memo,
+    /// Failed states, one memo per preorder of [`PREORDERS`] (a failure holds under the
+    /// preorder it was found with), kept across the rounds of one decision search.
+    memos: Vec<Memo>,
+    /// The preorder in use (an index into [`PREORDERS`]).
+    keys: usize,
     stack: Stack,
     order: Preorder,
     nodes_left: u64,
     pub(super) nodes_used: u64,
     /// The key computed by the last call of [`Search::candidates`].
     last_key: u128,
+    /// Room for the candidates of [`Search::push_candidates`], with their sort keys.
+    scratch: Vec<(u64, u32, u32)>,
+    /// Where each local sits in the list of the innermost part being searched that holds
+    /// it (`stack.part_items`).
+    pos: Vec<usize>,
 }
 
 impl Search {
@@ -94,12 +107,15 @@ impl Search {
             loc,
             sec,
             st,
-            memo: Memo::default(),
+            memos: PREORDERS.iter().map(|_| Memo::default()).collect(),
+            keys: 0,
             stack: Stack::default(),
             order,
             nodes_left: 0,
             nodes_used: 0,
             last_key: 0,
+            scratch: Vec::new(),
+            pos: Vec::new(),
         }
     }
 
@@ -109,21 +125,115 @@ impl Search {
         self.stack.clear();
     }
 
-    /// Pushes the candidates of a node of `part` after an item at `(o, pre)`; returns
-    /// `None` when the part has no unplaced item left (solved), else the candidate range.
-    fn candidates(&mut self, part: &Part, o: u64, pre: u32, cap: u64) -> Option<(usize, usize)> {
+    /// Pushes the candidates of a node of part `p` (of the stack) after an item at
+    /// `(o, pre)`; returns `None` when the part has no unplaced item left (solved), else the
+    /// candidate range. `first` for the part's first node, which also records what its
+    /// later nodes need to skip a pass over the part's items.
+    fn candidates(
+        &mut self,
+        p: usize,
+        (o, pre): (u64, u32),
+        cap: u64,
+        first: bool,
+    ) -> Option<(usize, usize)> {
+        if first {
+            return self.first_candidates(p, cap);
+        }
+        let part = self.stack.parts[p];
+        if part.len == 0 {
+            return None;
+        }
+        let start = self.stack.cands.len();
+        // Only this part's locals were placed or raised since its first node, and every one
+        // still fits (or the placement failed).
+        let key = part.salt ^ self.st.unplaced_key ^ part.outside;
+        self.last_key = key;
+        // The same unplaced items at the same lowest offsets failed before with at least
+        // these candidates.
+        let dead = self.memos[self.keys]
+            .failed_at(key)
+            .is_some_and(|at| at <= (o, pre));
+        let most = self.most_unplaced(&part);
+        if dead || most > cap {
+            return Some((start, start));
+        }
+        let mut min_height = u64::MAX;
+        for &u in self.unplaced(&part) {
+            let u = u as usize;
+            min_height = min_height.min(self.st.min_off[u].saturating_add(self.loc.size[u]));
+        }
+        let limit = (cap - most).min(min_height - 1);
+        self.push_candidates(&part, (o, pre), limit, start);
+        Some((start, self.stack.cands.len()))
+    }
+
+    /// Pushes the unplaced items of `part` that may go next after `(o, pre)`, at most at
+    /// `limit`, in order of offset then rank, onto the candidates from `start`.
+    fn push_candidates(&mut self, part: &Part, (o, pre): (u64, u32), limit: u64, start: usize) {
+        let mut next = std::mem::take(&mut self.scratch);
+        next.clear();
+        for &u in self.unplaced(part) {
+            let u = u as usize;
+            let (m, rank) = (self.st.min_off[u], self.order.rank[u]);
+            let twin = self.order.twin_prev[u];
+            if m <= limit
+                && (m, rank) >= (o, pre)
+                && (twin == u32::MAX || self.st.off[twin as usize] != UNPLACED)
+            {
+                next.push((m, rank, u as u32));
+            }
+        }
+        // Ranks differ, so the order is total.
+        next.sort_unstable();
+        debug_assert_eq!(self.stack.cands.len(), start);
+        self.stack.cands.extend(next.iter().map(|&(_, _, u)| u));
+        self.scratch = next;
+    }
+
+    /// The unplaced locals of `part`, the part being searched.
+    fn unplaced(&self, part: &Part) -> &[u32] {
+        &self.stack.part_items[part.items.0..part.items.0 + part.len]
+    }
+
+    /// Moves local `b` of part `p` out of the part's unplaced locals (it was just placed).
+    fn take_out(&mut self, p: usize, b: usize) {
+        let part = &mut self.stack.parts[p];
+        let last = part.items.0 + part.len - 1;
+        let at = self.pos[b];
+        let w = self.stack.part_items[last] as usize;
+        self.stack.part_items.swap(at, last);
+        self.pos[w] = at;
+        self.pos[b] = last;
+        part.len -= 1;
+    }
+
+    /// Points the positions of the locals of part `p` at its list again.
+    fn index_part(&mut self, p: usize) {
+        let (start, end) = self.stack.parts[p].items;
+        for k in start..end {
+            self.pos[self.stack.part_items[k] as usize] = k;
+        }
+    }
+
+    /// The most unplaced bytes in a section of `part`.
+    fn most_unplaced(&self, part: &Part) -> u64 {
+        let mut most = 0;
+        for &r in &self.st.rem[part.lo as usize..part.hi as usize] {
+            most = most.max(r);
+        }
+        most
+    }
+
+    /// [`Search::candidates`] for the first node of part `p`, by passes over its items.
+    fn first_candidates(&mut self, p: usize, cap: u64) -> Option<(usize, usize)> {
+        let part = self.stack.parts[p];
         let start = self.stack.cands.len();
         let mut min_height = u64::MAX;
-        let mut any = false;
         let mut dead = false;
         let mut key = 0u128;
         key ^= part.salt;
-        for k in part.items.0..part.items.1 {
-            let u = self.stack.part_items[k] as usize;
-            if self.st.off[u] != UNPLACED {
-                continue;
-            }
-            any = true;
+        for &u in self.unplaced(&part) {
+            let u = u as usize;
             key ^= self.st.zkey[u];
             let h = self.st.min_off[u].saturating_add(self.loc.size[u]);
             if h > cap {
@@ -132,42 +242,21 @@ impl Search {
             }
             min_height = min_height.min(h);
         }
-        if !any {
+        if part.len == 0 {
             return None;
         }
         self.last_key = key;
-        if !dead && let Some(at) = self.memo.failed_at(key) {
-            // The same unplaced items at the same lowest offsets failed before with at
-            // least these candidates.
-            dead = at <= (o, pre);
+        self.stack.parts[p].outside = key ^ part.salt ^ self.st.unplaced_key;
+        if !dead && let Some(at) = self.memos[self.keys].failed_at(key) {
+            dead = at <= (0, 0);
         }
         // Every later item goes at or above the next one's offset `x`, so each section
         // needs `x` plus its unplaced bytes to fit: `x <= cap - (most bytes unplaced in a
         // section)`. With dominance, `x < min_height`.
-        let most = self.st.rem[part.lo as usize..part.hi as usize]
-            .iter()
-            .copied()
-            .max()
-            .unwrap_or(0);
+        let most = self.most_unplaced(&part);
         if !dead && most <= cap {
             let limit = (cap - most).min(min_height - 1);
-            for k in part.items.0..part.items.1 {
-                let u = self.stack.part_items[k] as usize;
-                if self.st.off[u] != UNPLACED {
-                    continue;
-                }
-                let m = self.st.min_off[u];
-                let twin = self.order.twin_prev[u];
-                if m <= limit
-                    && (m, self.order.rank[u]) >= (o, pre)
-                    && (twin == u32::MAX || self.st.off[twin as usize] != UNPLACED)
-                {
-                    self.stack.cands.push(u as u32);
-                }
-            }
-            let (min_off, rank) = (&self.st.min_off, &self.order.rank);
-            self.stack.cands[start..]
-                .sort_unstable_by_key(|&u| (min_off[u as usize], rank[u as usize]));
+            self.push_candidates(&part, (0, 0), limit, start);
         }
         Some((start, self.stack.cands.len()))
     }
@@ -182,13 +271,16 @@ impl Search {
             items: (0, self.stack.part_items.len()),
             lo: root.lo,
             hi: root.hi,
-            salt: 0,
+            len: self.stack.part_items.len(),
+            ..Part::default()
         });
+        self.pos.resize(self.loc.len(), 0);
+        self.index_part(0);
         let root_part = self.stack.parts[0];
-        if !self.st.fits((root_part.lo, root_part.hi), 0, cap) {
+        if !self.st.fits((root_part.lo, root_part.hi), cap) {
             return Status::Infeasible;
         }
-        let Some(cands) = self.candidates(&root_part, 0, 0, cap) else {
+        let Some(cands) = self.candidates(0, (0, 0), cap, true) else {
             return Status::Found;
         };
         let mark = self.st.mark();
@@ -199,6 +291,7 @@ impl Search {
             cands,
             next: cands.0,
             mark,
+            len: self.stack.parts[0].len,
             key: self.last_key,
         }));
         let mut ret: Option<Status> = None;
@@ -232,11 +325,13 @@ impl Search {
                 self.stack.frames.pop();
                 return Ok(Some(Status::Found));
             }
-            Some(Status::Infeasible) => self.st.undo(&self.loc, f.mark),
+            Some(Status::Infeasible) => {
+                self.st.undo(&self.loc, f.mark);
+                self.stack.parts[f.part].len = f.len;
+            }
             Some(Status::OutOfNodes) => return Err(Status::OutOfNodes),
             None => {}
         }
-        let part = self.stack.parts[f.part];
         let mut child: Option<Frame> = None;
         let mut solved = false;
         while f.next < f.cands.1 {
@@ -244,7 +339,7 @@ impl Search {
             f.next += 1;
             f.mark = self.st.mark();
             let x = self.st.min_off[b];
-            if !self.st.place(&self.loc, &self.sec, b, cap) {
+            if !self.st.place(&self.loc, b, cap) {
                 self.st.undo(&self.loc, f.mark);
                 continue;
             }
@@ -254,6 +349,8 @@ impl Search {
             }
             self.nodes_left -= 1;
             self.nodes_used += 1;
+            self.take_out(f.part, b);
+            let part = self.stack.parts[f.part];
             match self.child(&part, f.part, b, x, cap) {
                 Some(c) => {
                     child = Some(c);
@@ -283,7 +380,7 @@ impl Search {
             None => {
                 self.stack.cands.truncate(f.cands.0);
                 self.stack.frames.pop();
-                self.memo.remember(f.key, (f.o, f.pre));
+                self.memos[self.keys].remember(f.key, (f.o, f.pre));
                 Some(Status::Infeasible)
             }
         })
@@ -320,7 +417,7 @@ impl Search {
             &self.stack.part_items[part.items.0..part.items.1],
             &self.st.rem,
         );
-        Ok(match self.candidates(&part, 0, 0, cap) {
+        Ok(match self.candidates(p, (0, 0), cap, true) {
             None => Some(Status::Found),
             Some(c) if c.0 == c.1 => Some(Status::Infeasible),
             Some(cands) => {
@@ -332,6 +429,7 @@ impl Search {
                     cands,
                     next: cands.0,
                     mark,
+                    len: part.len,
                     key: self.last_key,
                 }));
                 None
@@ -345,6 +443,8 @@ impl Search {
         self.stack.parts.truncate(sp.parts.0);
         self.stack.part_items.truncate(first);
         self.stack.frames.pop();
+        // The parent part is searched again: its locals' positions are in its list.
+        self.index_part(sp.parent);
     }
 
     /// The node after placing `b` at `x` in `part` (number `pi`): a search of the same part,
@@ -362,11 +462,11 @@ impl Search {
             }
         }
         if !cuts.is_empty()
-            && let Some(split) = self.split(part, &cuts)
+            && let Some(split) = self.split(part, pi, &cuts)
         {
             return split;
         }
-        let cands = self.candidates(part, x, pre, cap)?;
+        let cands = self.candidates(pi, (x, pre), cap, false)?;
         let mark = self.st.mark();
         Some(Frame::Search(SearchFrame {
             part: pi,
@@ -375,6 +475,7 @@ impl Search {
             cands,
             next: cands.0,
             mark,
+            len: self.stack.parts[pi].len,
             key: self.last_key,
         }))
     }
@@ -383,7 +484,7 @@ impl Search {
     /// them). Returns `Some(None)` when no unplaced item is left, `Some(split)` for two or
     /// more sides, and `None` when only one side has items (the node goes on with the part
     /// as it is).
-    fn split(&mut self, part: &Part, cuts: &[u32]) -> Option<Option<Frame>> {
+    fn split(&mut self, part: &Part, pi: usize, cuts: &[u32]) -> Option<Option<Frame>> {
         // Sub-parts: [part.lo, cuts[0]), [cuts[0], cuts[1]), ..., [last, part.hi).
         let first_part = self.stack.parts.len();
         let mut bounds = Vec::with_capacity(cuts.len() + 2);
@@ -393,10 +494,10 @@ impl Search {
         let m = self.loc.len();
         for w in bounds.windows(2) {
             let start = self.stack.part_items.len();
-            for k in part.items.0..part.items.1 {
+            for k in part.items.0..part.items.0 + part.len {
                 let u = self.stack.part_items[k];
                 let s0 = self.loc.span[u as usize].0;
-                if self.st.off[u as usize] == UNPLACED && s0 >= w[0] && s0 < w[1] {
+                if s0 >= w[0] && s0 < w[1] {
                     self.stack.part_items.push(u);
                 }
             }
@@ -409,6 +510,8 @@ impl Search {
                     lo: w[0],
                     hi: w[1],
                     salt,
+                    len: self.stack.part_items.len() - start,
+                    ..Part::default()
                 });
             }
         }
@@ -417,7 +520,11 @@ impl Search {
             return Some(None);
         }
         if count >= 2 {
+            for p in first_part..self.stack.parts.len() {
+                self.index_part(p);
+            }
             return Some(Some(Frame::Split(SplitFrame {
+                parent: pi,
                 parts: (first_part, self.stack.parts.len()),
                 next: first_part,
                 rank_mark: self.order.mark(),
@@ -436,7 +543,6 @@ impl Search {
     fn decide(&mut self, cap: u64, heights: &[u64], nodes: u64) -> (Status, Vec<bool>) {
         self.nodes_left = nodes;
         self.reset();
-        self.memo.clear();
         let mut searched = vec![false; self.sec.parts.len()];
         // Pinned items are obstacles, never placed: one (of those in a movable item's way)
         // that ends above `cap` makes every layout end above it. ([`super::optimal`] never
@@ -459,7 +565,9 @@ impl Search {
     }
 
     /// The decision with a round robin over [`PREORDERS`] under node limits that start at
-    /// twice the number of items and double, until `nodes` are spent.
+    /// twice the number of items and double, until `nodes` are spent. Each preorder keeps
+    /// the states it proved to fail from one round to the next, so a longer run skips
+    /// what a shorter one already explored to the end.
     pub(super) fn decide_round_robin(
         &mut self,
         cap: u64,
@@ -468,9 +576,11 @@ impl Search {
     ) -> (Status, Vec<bool>) {
         let mut left = nodes;
         let mut limit = (2 * self.loc.len() as u64).max(64);
+        self.memos.iter_mut().for_each(Memo::clear);
         loop {
-            for keys in PREORDERS {
+            for (k, keys) in PREORDERS.iter().enumerate() {
                 let budget = limit.min(left);
+                self.keys = k;
                 self.order.set(keys, &self.loc, &self.sec.total);
                 let before = self.nodes_used;
                 let (status, searched) = self.decide(cap, heights, budget);

@@ -3,6 +3,7 @@
 //! run the strategy on each region and check capacity.
 
 mod groups;
+mod live;
 mod pins;
 mod spill;
 

@@ -1,5 +1,6 @@
 //! Spilling: a region for every buffer without one ([`Placement::Anywhere`]), by the rule
-//! on [`crate::plan()`].
+//! on [`crate::plan()`]. The live bytes per section are a range-add, range-max tree
+//! ([`LiveBytes`]): `O(log S)` per buffer taken or tried, whatever its lifetime.
 
 use crate::error::PlanError;
 use crate::instance::{Instance, Item};
@@ -8,6 +9,7 @@ use crate::strategy::{Outcome, Strategy, pack};
 use crate::timeline::Timeline;
 
 use super::groups::Group;
+use super::live::LiveBytes;
 
 /// Region `r` packed: its groups (in group order), the strategy's outcome and the instance.
 pub(super) type Packed = (Vec<usize>, Outcome, Instance);
@@ -54,27 +56,19 @@ pub(super) fn spill(
         // Groups this region sent on because its plan overflowed with them.
         let mut refused = vec![false; groups.len()];
         loop {
-            // Step 1: by the live bytes (saturating: a sum past `u64::MAX` is over any
-            // capacity anyway).
-            let mut live = vec![0u64; timeline.sections()];
+            // Step 1: by the live bytes (exact: a sum past `u64::MAX` is over any capacity).
+            let mut live = LiveBytes::new(timeline.sections());
             for gi in (0..groups.len()).filter(|&gi| region_of[gi] == Some(r)) {
-                let (lo, hi) = span[gi];
-                for l in &mut live[lo..hi] {
-                    *l = l.saturating_add(groups[gi].size);
-                }
+                live.add(span[gi], groups[gi].size);
             }
             let mut taken = Vec::new();
             for gi in 0..groups.len() {
                 if region_of[gi].is_some() || refused[gi] {
                     continue;
                 }
-                let (lo, hi) = span[gi];
                 let size = groups[gi].size;
-                let most = live[lo..hi].iter().copied().max().unwrap_or(0);
-                if most.checked_add(size).is_some_and(|t| t <= cap) {
-                    for l in &mut live[lo..hi] {
-                        *l += size;
-                    }
+                if live.most(span[gi]) + u128::from(size) <= u128::from(cap) {
+                    live.add(span[gi], size);
                     taken.push(gi);
                 }
             }

@@ -1,5 +1,8 @@
-//! Greedy's offsets are a public contract: the conflict-graph implementation must give the
-//! same offsets as the plain quadratic scan it replaced, kept here as the reference.
+//! Greedy's offsets are a public contract: first fit through interval unions over a time
+//! tree ([`crate::fit`]) must give the same offsets as the plain quadratic scan over every
+//! placed item, kept here as the reference, on random instances, on the adversarial shapes
+//! (everything live at once, a few long steps, nested and staggered lifetimes) and on real
+//! plans.
 
 use std::path::PathBuf;
 
@@ -14,16 +17,11 @@ use proptest::prelude::*;
 mod reference {
     use super::*;
 
+    /// Size, largest first; ties: the later item first (TensorFlow Lite Micro's order).
     pub fn order(instance: &Instance) -> Vec<usize> {
-        let mut order: Vec<usize> = (0..instance.items.len()).collect();
-        order.sort_by(|&a, &b| {
-            let (x, y) = (&instance.items[a], &instance.items[b]);
-            y.size
-                .cmp(&x.size)
-                .then(y.lifetime.len().cmp(&x.lifetime.len()))
-                .then(x.lifetime.first.cmp(&y.lifetime.first))
-                .then(a.cmp(&b))
-        });
+        let mut order: Vec<usize> = (0..instance.items.len()).rev().collect();
+        // Stable: equal sizes keep the reversed index order.
+        order.sort_by(|&a, &b| instance.items[b].size.cmp(&instance.items[a].size));
         order
     }
 
@@ -115,8 +113,50 @@ fn items_strategy(max_items: usize) -> impl Strategy<Value = Instance> {
     })
 }
 
+/// Up to `max_items` items over `steps` steps, sizes and alignments mixed so that gaps
+/// open that a later item fits only once aligned (or not at all).
+fn crowded(max_items: usize, steps: u32) -> impl Strategy<Value = Instance> {
+    let item = (1u64..300, 0u32..4, 0..steps, 0..steps);
+    proptest::collection::vec(item, 0..max_items).prop_map(|raw| Instance {
+        items: raw
+            .iter()
+            .map(|&(size, a, x, y)| Item {
+                size,
+                align: 1 << (a * 2),
+                lifetime: Lifetime {
+                    first: x.min(y),
+                    last: x.max(y),
+                },
+                fixed: None,
+            })
+            .collect(),
+    })
+}
+
+/// A deterministic shuffle of `0..n`.
+fn shuffled(n: usize, seed: u64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut s = seed | 1;
+    for i in (1..order.len()).rev() {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        order.swap(i, (s % (i as u64 + 1)) as usize);
+    }
+    order
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn crowded_steps_match_the_reference(instance in crowded(200, 4), seed in any::<u64>()) {
+        // Many items over few steps: unions of dozens of intervals (past the short lists).
+        let order = reference::order(&instance);
+        prop_assert_eq!(first_fit(&instance, &order).unwrap().offsets, reference::first_fit(&instance, &order).unwrap());
+        let order = shuffled(instance.items.len(), seed);
+        prop_assert_eq!(first_fit(&instance, &order).unwrap().offsets, reference::first_fit(&instance, &order).unwrap());
+    }
 
     #[test]
     fn greedy_matches_the_quadratic_reference(instance in items_strategy(60)) {
@@ -129,15 +169,7 @@ proptest! {
 
     #[test]
     fn first_fit_matches_the_reference_in_any_order(instance in items_strategy(40), seed in any::<u64>()) {
-        // A deterministic shuffle of the indices.
-        let mut order: Vec<usize> = (0..instance.items.len()).collect();
-        let mut s = seed | 1;
-        for i in (1..order.len()).rev() {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            order.swap(i, (s % (i as u64 + 1)) as usize);
-        }
+        let order = shuffled(instance.items.len(), seed);
         let got = first_fit(&instance, &order).unwrap();
         prop_assert_eq!(got.offsets, reference::first_fit(&instance, &order).unwrap());
     }
@@ -171,6 +203,9 @@ fn executorch_plans_match_the_reference() {
     let mut seen = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "csv") {
+            continue;
+        }
         let rows = read_executorch(&path).unwrap();
         let instance = Instance {
             items: rows
@@ -192,7 +227,7 @@ fn executorch_plans_match_the_reference() {
         );
         seen += 1;
     }
-    assert_eq!(seen, 6);
+    assert_eq!(seen, 7);
 }
 
 #[test]
@@ -222,4 +257,86 @@ fn a_long_random_instance_matches_the_reference() {
     let instance = Instance { items };
     let want = reference::first_fit(&instance, &reference::order(&instance)).unwrap();
     assert_eq!(greedy(&instance).unwrap().offsets, want);
+}
+
+/// An adversarial shape of `n` items from a seed: sizes 16 B to 64 KiB, alignments 1 to
+/// 64, a few pinned items laid out first.
+fn shape(
+    n: usize,
+    seed: u64,
+    lifetime: impl Fn(usize, &mut dyn FnMut(u64) -> u64) -> (u32, u32),
+) -> Instance {
+    let mut s = seed | 1;
+    let mut next = |m: u64| {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s % m
+    };
+    let mut items: Vec<Item> = (0..n)
+        .map(|i| {
+            let (first, last) = lifetime(i, &mut next);
+            Item {
+                size: 16 << next(13),
+                align: 1 << next(7),
+                lifetime: Lifetime { first, last },
+                fixed: None,
+            }
+        })
+        .collect();
+    // Every 97th item pinned, where first fit of the pinned ones alone puts it.
+    let pinned: Vec<usize> = (0..n).step_by(97).collect();
+    let sub = Instance {
+        items: pinned.iter().map(|&i| items[i]).collect(),
+    };
+    let order: Vec<usize> = (0..pinned.len()).collect();
+    let offsets = reference::first_fit(&sub, &order).expect("small sizes");
+    for (k, &i) in pinned.iter().enumerate() {
+        items[i].fixed = Some(offsets[k]);
+    }
+    Instance { items }
+}
+
+#[test]
+fn adversarial_shapes_match_the_reference() {
+    let n = 1500;
+    let shapes: Vec<(&str, Instance)> = vec![
+        ("all live", shape(n, 1, |_, _| (0, 0))),
+        (
+            "seven steps",
+            shape(n, 2, |_, next| {
+                let (a, b) = (next(7) as u32, next(7) as u32);
+                (a.min(b), a.max(b))
+            }),
+        ),
+        (
+            "nested",
+            shape(n, 3, |i, _| (i as u32, 2 * n as u32 - i as u32)),
+        ),
+        (
+            "staggered",
+            shape(n, 4, |i, _| (i as u32, (i + n / 2) as u32)),
+        ),
+        (
+            "long and short",
+            shape(n, 5, |i, next| {
+                let first = next(3000) as u32;
+                let len = if i % 10 == 0 { next(3000) } else { next(8) };
+                (first, first + len as u32)
+            }),
+        ),
+    ];
+    for (name, instance) in &shapes {
+        for (k, order) in [reference::order(instance), shuffled(n, 7)]
+            .iter()
+            .enumerate()
+        {
+            let want = reference::first_fit(instance, order).unwrap();
+            assert_eq!(
+                first_fit(instance, order).unwrap().offsets,
+                want,
+                "{name}, order {k}"
+            );
+        }
+    }
 }

@@ -232,10 +232,10 @@ fn item(size: u64, first: u32, last: u32) -> Item {
 /// are live at once, so the lower bound is 2 bytes, and alternating offsets 0, 1, 0, 1
 /// along the chain (c 0, a 1, b 0, d 1) reaches it: 2 bytes is optimal.
 ///
-/// Greedy ties on size, so the longest lifetime goes first: d at 0. Then by first step:
-/// c at 0 (it shares no step with d), a at 1 (it shares step 1 with c at 0). Last, b shares
-/// step 2 with a (at 1) and step 3 with d (at 0): bytes 0 and 1 are taken, so b goes at 2,
-/// and greedy needs 3 bytes.
+/// Greedy ties on size, so the later declared goes first: d at 0, then c at 0 (it shares
+/// no step with d), then b at 1 (it shares step 3 with d at 0). Last, a shares step 1 with
+/// c (at 0) and step 2 with b (at 1): bytes 0 and 1 are taken, so a goes at 2, and greedy
+/// needs 3 bytes.
 #[test]
 fn greedy_by_size_loses_a_byte_on_a_chain() {
     // Declared a, b, c, d.
@@ -244,7 +244,7 @@ fn greedy_by_size_loses_a_byte_on_a_chain() {
     };
     assert_eq!(lower_bound(&inst).0, 2);
     let g = greedy(&inst).unwrap();
-    assert_eq!(g.offsets, vec![1, 2, 0, 0]);
+    assert_eq!(g.offsets, vec![2, 1, 0, 0]);
     assert_eq!(g.bytes, 3);
     // best_of's `first` ordering walks the chain in time order and alternates.
     assert_eq!(best_of(&inst).unwrap().bytes, 2);
@@ -317,6 +317,36 @@ fn a_pin_forces_the_big_buffer_above_it() {
         "the search exhausts every capacity below 16"
     );
     assert_eq!(o.lower_bound, 16);
+}
+
+/// The search's memory is bounded: past `MAX_SEARCH_PAIRS` conflicting pairs the pinned
+/// instance above (scaled by a million, so that it decides the bytes) is not searched.
+#[test]
+fn too_many_pairs_return_best_of_unsearched() {
+    let scaled = |size: u64, first, last| item(size * 1_000_000, first, last);
+    let mut p = scaled(4, 0, 2);
+    p.fixed = Some(4_000_000);
+    let mut items = vec![p, scaled(8, 0, 0), scaled(4, 1, 2), scaled(4, 2, 2)];
+    let o = optimal(
+        &Instance {
+            items: items.clone(),
+        },
+        1000,
+    )
+    .unwrap();
+    // Searched, it is proven optimal (the search exhausts every capacity below 16 MB).
+    assert!(o.proven_optimal && o.layout.bytes == 16_000_000);
+    // 3,000 one-byte buffers live together at step 10: 4,498,500 pairs, more than 2^22.
+    items.extend((0..3000).map(|_| item(1, 10, 10)));
+    let inst = Instance { items };
+    assert!(crate::conflicts::pairs(&inst) > crate::optimal::MAX_SEARCH_PAIRS);
+    let o = optimal(&inst, 1000).unwrap();
+    assert_eq!(o.layout, best_of(&inst).unwrap());
+    assert_eq!(o.layout.bytes, 16_000_000);
+    assert_eq!(
+        (o.proven_optimal, o.nodes, o.lower_bound),
+        (false, 0, 12_000_000)
+    );
 }
 
 /// A budget of zero nodes is best_of; the default strategy is `optimal` with its default

@@ -16,18 +16,27 @@ pub enum ProblemShape {
     /// region, spilled over two regions: the first holds about half of the bytes, the
     /// second all of them.
     SpillNested,
+    /// `n` buffers of [`Shape::Nested`] in one region, each pinned (`at`) just above the
+    /// one before (offsets are the running sum of the sizes, rounded up to 16): every pair
+    /// shares a step, none shares a byte, so the check of pinned buffers meets every pair.
+    PinnedNested,
 }
 
 impl ProblemShape {
     /// All problem shapes, in a fixed order.
-    pub const ALL: [ProblemShape; 2] = [ProblemShape::InPlaceChain, ProblemShape::SpillNested];
+    pub const ALL: [ProblemShape; 3] = [
+        ProblemShape::InPlaceChain,
+        ProblemShape::SpillNested,
+        ProblemShape::PinnedNested,
+    ];
 
     /// The shape's name in reports and on the command line: `in_place_chain`,
-    /// `spill_nested`.
+    /// `spill_nested`, `pinned_nested`.
     pub fn name(self) -> &'static str {
         match self {
             ProblemShape::InPlaceChain => "in_place_chain",
             ProblemShape::SpillNested => "spill_nested",
+            ProblemShape::PinnedNested => "pinned_nested",
         }
     }
 
@@ -41,8 +50,7 @@ impl ProblemShape {
 ///
 /// # Panics
 ///
-/// If the steps of `n` buffers (`2n` for [`ProblemShape::SpillNested`]) do not fit in a
-/// `u32`.
+/// If the steps of `n` buffers (`2n` for the nested shapes) do not fit in a `u32`.
 pub fn problem(shape: ProblemShape, n: usize, seed: u64) -> Problem {
     match shape {
         ProblemShape::InPlaceChain => {
@@ -85,6 +93,31 @@ pub fn problem(shape: ProblemShape, n: usize, seed: u64) -> Problem {
                 buffers,
             }
         }
+        ProblemShape::PinnedNested => {
+            let instance = generate(Shape::Nested, n, seed);
+            let mut next = 0u64;
+            let buffers = instance
+                .items
+                .iter()
+                .enumerate()
+                .map(|(i, it)| {
+                    let at = next;
+                    next = (at + it.size).div_ceil(16) * 16;
+                    Buffer::new(
+                        format!("b{i}"),
+                        it.size,
+                        0,
+                        it.lifetime.first,
+                        it.lifetime.last,
+                    )
+                    .pinned_at(at)
+                })
+                .collect();
+            Problem {
+                regions: vec![region("sram", next.max(16))],
+                buffers,
+            }
+        }
     }
 }
 
@@ -115,6 +148,12 @@ mod tests {
         let spill = problem(ProblemShape::SpillNested, 500, 1);
         let p = plan(&spill, Strategy::BestOf).unwrap();
         validate(&spill, &p).unwrap();
+        let pinned = problem(ProblemShape::PinnedNested, 500, 1);
+        let pinned_plan = plan(&pinned, Strategy::default()).unwrap();
+        validate(&pinned, &pinned_plan).unwrap();
+        for (b, placed) in pinned.buffers.iter().zip(&pinned_plan.buffers) {
+            assert_eq!(Some(placed.offset), b.pin, "{}", b.name);
+        }
         // Everything is live at step 500: the first region takes buffers in order while
         // their sum fits in half the bytes, the second takes the rest.
         let half = spill.regions[0].capacity;

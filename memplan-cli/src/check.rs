@@ -2,7 +2,7 @@
 //! invocation, through the macro's front end: its errors as the compiler would print them,
 //! or its report. For a plan file that gives offsets (an ExecuTorch export, a placed CSV,
 //! a JSON plan with every `offset`): every pair of buffers live at a common step that share
-//! bytes ([`crate::sweep`]), every misaligned offset and every buffer out of bounds, each
+//! bytes ([`memplan_planner::overlapping_pairs`]), every misaligned offset and every buffer out of bounds, each
 //! naming the buffers, their lines, steps and byte ranges.
 
 use std::path::{Path, PathBuf};
@@ -10,12 +10,11 @@ use std::path::{Path, PathBuf};
 use clap::Args as ClapArgs;
 use memplan_lang::{Diagnostic, Env, check};
 use memplan_planner::files::{PlanFile, read_any};
-use memplan_planner::{Placed, Problem};
+use memplan_planner::{Extent, Placed, Problem, overlapping_pairs};
 
 use crate::given;
 use crate::input::{base_dir, is_rust};
 use crate::options::{parse_align, parse_size};
-use crate::sweep::{self, Extent};
 
 /// Check FILE: a Rust source file's memory_plan! invocations, or a plan's offsets.
 ///
@@ -118,7 +117,7 @@ fn check_offsets(file: &PlanFile, capacity: Option<u64>, align: u64) -> Result<b
         };
         let shown = Shown { file, problem: &problem, placed: &placed };
         let extents: Vec<Extent> = members.iter().map(|&i| shown.extent(i)).collect();
-        for (a, b) in sweep::overlaps(&extents) {
+        for (a, b) in overlapping_pairs(&extents) {
             overlaps += 1;
             findings.push(shown.overlap(members[a], members[b], &place));
         }

@@ -45,6 +45,7 @@ mod gaps;
 mod greedy;
 mod instance;
 mod optimal;
+mod overlaps;
 mod plan;
 mod problem;
 mod strategy;
@@ -55,6 +56,7 @@ pub use error::{Names, Overflow, PlanError, PlanErrorDisplay};
 pub use instance::{
     AlignedBound, Instance, Item, Layout, SizeOverflow, align_up, aligned_lower_bound, lower_bound,
 };
+pub use overlaps::{Extent, overlapping_pairs};
 pub use plan::{Placed, Plan, RegionPlan, plan};
 pub use problem::{
     Buffer, DEFAULT_REGION_ALIGN, Lifetime, MAX_ALIGN, Placement, Problem, Region, Step,

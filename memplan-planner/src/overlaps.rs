@@ -1,5 +1,6 @@
 //! Every pair of buffers of one region that are live at a common step and share bytes,
-//! without comparing every pair: a sweep over the steps keeps the live buffers in a
+//! without comparing every pair (the planner's check of pinned buffers, and `memplan
+//! check` on a plan file's offsets): a sweep over the steps keeps the live buffers in a
 //! segment tree over their start offsets, each node holding the largest end below it.
 //! When a buffer starts, the live buffers that share bytes with it are those that start
 //! below its end and end above its start: the query descends only into nodes whose largest
@@ -9,7 +10,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 
-/// A buffer as the sweep needs it.
+/// A buffer as [`overlapping_pairs`] needs it: its bytes and its lifetime.
 #[derive(Clone, Copy, Debug)]
 pub struct Extent {
     /// Offset in bytes.
@@ -100,7 +101,7 @@ impl Live {
 
 /// Every pair `(a, b)` of `extents` with bytes that are live at a common step and share
 /// bytes, `a` the one that starts first (by step, then by index).
-pub fn overlaps(extents: &[Extent]) -> Vec<(usize, usize)> {
+pub fn overlapping_pairs(extents: &[Extent]) -> Vec<(usize, usize)> {
     let mut order: Vec<usize> = (0..extents.len())
         .filter(|&i| extents[i].size > 0)
         .collect();
@@ -173,7 +174,7 @@ mod tests {
             ext(40, 0, 0, 4),   // zero-size: never
             ext(0, 1000, 4, 4), // overlaps the fourth
         ];
-        let mut got = overlaps(&extents);
+        let mut got = overlapping_pairs(&extents);
         got.sort();
         assert_eq!(got, vec![(0, 2), (1, 2), (3, 5)]);
     }
@@ -195,7 +196,7 @@ mod tests {
                     ext(next(60), next(30), first, first + next(5) as u32)
                 })
                 .collect();
-            let mut got = overlaps(&extents);
+            let mut got = overlapping_pairs(&extents);
             got.sort();
             assert_eq!(got, quadratic(&extents), "{extents:?}");
         }

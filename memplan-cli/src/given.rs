@@ -93,6 +93,7 @@ pub fn layout(
             name: b.name.clone(),
             size: b.size,
             align: b.align,
+            min_align: 1,
             lifetime: b.lifetime,
             placement: Placement::In(r),
             pin: Some(offset),

@@ -6,7 +6,7 @@ use memplan_planner::files::json::{JsonBuffer, JsonPlan, JsonRegion};
 use crate::planned::Planned;
 
 /// `p` as a JSON plan file: its regions (capacity left out when unbounded) and its buffers
-/// with their region, alignment (when their own) and offset.
+/// with their region, alignment (where it is not their region's) and offset.
 pub fn plan_file(p: &Planned) -> JsonPlan {
     let regions = p
         .problem
@@ -30,7 +30,13 @@ pub fn plan_file(p: &Planned) -> JsonPlan {
             first: b.lifetime.first,
             last: b.lifetime.last,
             region: Some(p.problem.regions[placed.region].name.clone()),
-            align: b.align,
+            // Its alignment where its region's default is not it: its own, or an element
+            // type's floor above the region's.
+            align: {
+                let align = p.problem.effective_align(b, placed.region);
+                (b.align.is_some() || align != p.problem.regions[placed.region].align)
+                    .then_some(align)
+            },
             offset: Some(placed.offset),
         })
         .collect();

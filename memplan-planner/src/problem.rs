@@ -96,8 +96,14 @@ pub struct Buffer {
     pub name: String,
     /// Bytes the buffer occupies (zero is legal: an aligned offset, no bytes).
     pub size: u64,
-    /// Alignment of the offset, in bytes (a power of two); `None` takes the region's.
+    /// Alignment of the offset, in bytes (a power of two); `None` takes the region's, that
+    /// of whichever region the buffer ends up in when it is spilled.
     pub align: Option<u64>,
+    /// A floor on the alignment, in bytes (a power of two; 1 for none): the offset is a
+    /// multiple of `max(align or the region's, min_align)`. A front end sets it to an
+    /// element type's alignment, so that a spilled typed buffer gets its element's
+    /// alignment or its region's, whichever is larger.
+    pub min_align: u64,
     /// The steps at which the buffer is live.
     pub lifetime: Lifetime,
     /// The region it goes in.
@@ -120,6 +126,7 @@ impl Buffer {
             name: name.into(),
             size,
             align: None,
+            min_align: 1,
             lifetime: Lifetime::new(first, last).expect("lifetime with last < first"),
             placement: Placement::In(region),
             pin: None,
@@ -130,6 +137,12 @@ impl Buffer {
     /// The same buffer with alignment `align` bytes.
     pub fn with_align(mut self, align: u64) -> Self {
         self.align = Some(align);
+        self
+    }
+
+    /// The same buffer with an alignment of at least `align` bytes ([`Buffer::min_align`]).
+    pub fn with_min_align(mut self, align: u64) -> Self {
+        self.min_align = align;
         self
     }
 
@@ -163,8 +176,11 @@ pub struct Problem {
 }
 
 impl Problem {
-    /// The alignment that applies to buffer `b` once it is in region `region`.
+    /// The alignment that applies to buffer `b` once it is in region `region`: its own (or
+    /// the region's), and at least its `min_align`.
     pub fn effective_align(&self, b: &Buffer, region: usize) -> u64 {
-        b.align.unwrap_or(self.regions[region].align)
+        b.align
+            .unwrap_or(self.regions[region].align)
+            .max(b.min_align)
     }
 }

@@ -12,7 +12,9 @@ fn pairwise(p: &Problem) -> Vec<PlanError> {
     for a in 0..p.buffers.len() {
         for b in a + 1..p.buffers.len() {
             let (x, y) = (&p.buffers[a], &p.buffers[b]);
-            let (Some(px), Some(py)) = (x.pin, y.pin) else { continue };
+            let (Some(px), Some(py)) = (x.pin, y.pin) else {
+                continue;
+            };
             if x.placement != y.placement || x.size == 0 || y.size == 0 {
                 continue;
             }
@@ -47,8 +49,7 @@ fn problem(rows: &[(u64, u64, u32, u32, usize)]) -> Problem {
             .iter()
             .enumerate()
             .map(|(i, &(at, size, first, len, region))| {
-                Buffer::new(format!("b{i}"), size, region, first, first + len as u32)
-                    .pinned_at(at)
+                Buffer::new(format!("b{i}"), size, region, first, first + len).pinned_at(at)
             })
             .collect(),
     }

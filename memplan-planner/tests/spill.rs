@@ -222,3 +222,40 @@ fn a_shorter_list_that_overflows_where_a_longer_one_fits_sends_on_one_buffer_onl
         [PlanError::FitsNoRegion { buffer: 1, size: 1 }]
     );
 }
+
+#[test]
+fn a_spilled_buffer_takes_the_alignment_of_the_region_that_takes_it() {
+    // `tight` is byte-aligned, `wide` 64-byte aligned. x (5 bytes), y (6 bytes) and z (8
+    // bytes with a 4-byte floor, as a `[u32; 2]`) are live together at step 1: 19 bytes.
+    // Greedy by size puts z at 0, y right after it at 8 and x at 14: 19 bytes, the lower
+    // bound, in `tight` (24 bytes). With the widest alignment of all regions (64), as
+    // before, y would start at 64 and nothing would fit there.
+    let p = Problem {
+        regions: vec![region("tight", 24, 1), region("wide", 1024, 64)],
+        buffers: vec![
+            Buffer::new("x", 5, 0, 0, 1).anywhere(),
+            Buffer::new("y", 6, 0, 0, 1).anywhere(),
+            Buffer::new("z", 8, 0, 1, 1).anywhere().with_min_align(4),
+        ],
+    };
+    let out = plan(&p, Strategy::Greedy).unwrap();
+    validate(&p, &out).unwrap();
+    assert!(out.buffers.iter().all(|b| b.region == 0));
+    let offsets: Vec<u64> = out.buffers.iter().map(|b| b.offset).collect();
+    assert_eq!(offsets, [14, 8, 0]);
+    let r = &out.regions[0];
+    assert_eq!((r.planned_bytes, r.lower_bound, r.align), (19, 19, 4));
+    assert!(r.proven_optimal);
+
+    // In `wide`, the same buffers take its 64 bytes: z's floor is below it.
+    let mut wide = p.clone();
+    wide.regions[0].capacity = 4;
+    let out = plan(&wide, Strategy::Greedy).unwrap();
+    validate(&wide, &out).unwrap();
+    assert!(out.buffers.iter().all(|b| b.region == 1));
+    assert!(
+        out.buffers.iter().all(|b| b.offset % 64 == 0),
+        "{:?}",
+        out.buffers
+    );
+}

@@ -92,7 +92,7 @@ pub(crate) fn resolve(
             match plan {
                 Some(pl) => {
                     let pb = pl.buffers[i];
-                    let align = b.align.unwrap_or(model.regions[pb.region].region.align);
+                    let align = model.align_of(i, pb.region);
                     let doc = format!(
                         "Buffer `{}`: {} bytes at offset {} of region `{}`, live steps {first}..={last}.",
                         b.name, b.size, pb.offset, model.regions[pb.region].region.name
@@ -168,7 +168,7 @@ fn resolve_partial(model: &Model, partial: &Plan, records: &[usize]) -> Resolved
         out.region = pb.region;
         out.offset = pb.offset;
         out.size = b.size;
-        out.align = b.align.unwrap_or(model.regions[pb.region].region.align);
+        out.align = model.align_of(i, pb.region);
     }
     resolved
 }

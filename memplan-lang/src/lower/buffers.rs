@@ -1,7 +1,7 @@
 //! `buffer` statements: a planned buffer's size, element type, alignment, region,
 //! lifetime, pin and in-place source.
 
-use memplan_planner::{Buffer, DEFAULT_REGION_ALIGN, Lifetime, Placement};
+use memplan_planner::{Buffer, Lifetime};
 use quote::quote;
 use syn::Ident;
 use syn::spanned::Spanned;
@@ -68,7 +68,7 @@ pub(super) fn declare(cx: &mut Lowering<'_>, b: BufferDecl) {
     };
     let placement = placement_of(cx, b.region.as_ref());
     let align = b.align.map(|(a, span)| check_align(cx, a, span));
-    let (size, size_span, elem, align) = size_and_element(cx, &b, placement, align);
+    let (size, size_span, elem, min_align) = size_and_element(cx, &b, align);
     let lifetime = lifetime(cx, &name, &b);
     if let Some((None, span)) = b.pin {
         cx.diags
@@ -91,6 +91,7 @@ pub(super) fn declare(cx: &mut Lowering<'_>, b: BufferDecl) {
             name,
             size,
             align,
+            min_align,
             lifetime,
             placement,
             pin: b.pin.and_then(|p| p.0),
@@ -107,14 +108,14 @@ pub(super) fn declare(cx: &mut Lowering<'_>, b: BufferDecl) {
     cx.model.buffers[index].excluded = cx.diags.len() > errors_before;
 }
 
-/// The buffer's bytes, where its size is written, its element type, and its alignment (a
-/// primitive element's size when none is given, never less than the region's).
+/// The buffer's bytes, where its size is written, its element type, and the floor on its
+/// alignment its element type sets (a primitive element's size; 1 otherwise): the planner
+/// aligns it to `max(align or its region's, that floor)`, in whichever region takes it.
 fn size_and_element(
     cx: &mut Lowering<'_>,
     b: &BufferDecl,
-    placement: Placement,
-    mut align: Option<u64>,
-) -> (u64, SpanRange, ElemInfo, Option<u64>) {
+    align: Option<u64>,
+) -> (u64, SpanRange, ElemInfo, u64) {
     let name = b.name.to_string();
     let Some(s) = &b.size else {
         if b.in_place_of.is_none() {
@@ -123,7 +124,7 @@ fn size_and_element(
                 format!("buffer `{name}` has no size: write `N bytes`, `N KiB` or `[T; N]` after the colon"),
             );
         }
-        return (0, b.name.span().into(), ElemInfo::Bytes, align);
+        return (0, b.name.span().into(), ElemInfo::Bytes, 1);
     };
     let bytes = size_bytes(cx, s, &format!("buffer `{name}`"));
     let bytes = object_bytes(cx, bytes, s.span, &format!("buffer `{name}`"));
@@ -139,18 +140,6 @@ fn size_and_element(
                         "buffer `{name}`: `align {a}` is below the alignment of its element type `{ty}` ({size} bytes): typed access needs offsets that are multiples of {size}; give `align {size}` or more, or remove `align`"
                     ),
                 );
-            }
-            if align.is_none() {
-                let regions = &cx.model.regions;
-                let region_align = match placement {
-                    Placement::In(r) => regions[r].region.align,
-                    Placement::Anywhere => regions
-                        .iter()
-                        .map(|r| r.region.align)
-                        .max()
-                        .unwrap_or(DEFAULT_REGION_ALIGN),
-                };
-                align = Some((*size).max(region_align));
             }
             ElemInfo::Prim {
                 ty: ty.clone(),
@@ -176,7 +165,11 @@ fn size_and_element(
             }
         },
     };
-    (bytes, s.span, elem, align)
+    let min_align = match &elem {
+        ElemInfo::Prim { size, .. } => *size,
+        _ => 1,
+    };
+    (bytes, s.span, elem, min_align)
 }
 
 /// The buffer's lifetime; an empty or missing one is reported (and replaced by one step).

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
+use memplan_planner::Buffer;
 use memplan_planner::files::parse_executorch;
-use memplan_planner::{Buffer, DEFAULT_REGION_ALIGN, Placement};
 use proc_macro2::Span;
 use syn::{Ident, LitStr};
 
@@ -63,19 +63,9 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl) {
         let tname = names::type_name(&row.name, 'B');
         let emit = cx.claim(&tname, span, what);
         let elem = element(&row.dtype, row.size, span);
-        // As for a declared `[T; N]`: the element's size, never less than the region's.
-        let align = elem.size().filter(|&s| s > 1).map(|s| {
-            let regions = &cx.model.regions;
-            let region = match placement {
-                Placement::In(r) => regions[r].region.align,
-                Placement::Anywhere => regions
-                    .iter()
-                    .map(|r| r.region.align)
-                    .max()
-                    .unwrap_or(DEFAULT_REGION_ALIGN),
-            };
-            s.max(region)
-        });
+        // As for a declared `[T; N]`: the element's size, never less than the region's (of
+        // whichever region takes it).
+        let min_align = elem.size().unwrap_or(1).max(1);
         cx.model.buffers.push(BufferRecord {
             attrs: Vec::new(),
             type_ident: names::ident(&tname, span),
@@ -91,7 +81,8 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl) {
             buffer: Buffer {
                 name: row.name.clone(),
                 size: row.size,
-                align,
+                align: None,
+                min_align,
                 lifetime: row.lifetime(),
                 placement,
                 pin: None,

@@ -225,6 +225,16 @@ impl Model {
     /// runtime's `CANARY_BYTES`.
     pub const CANARY: u64 = 16;
 
+    /// The alignment of buffer `i` in region `region`, as the planner applies it
+    /// ([`memplan_planner::Problem::effective_align`]): its own or the region's, and at
+    /// least its element type's.
+    pub fn align_of(&self, i: usize, region: usize) -> u64 {
+        let b = &self.buffers[i].buffer;
+        b.align
+            .unwrap_or(self.regions[region].region.align)
+            .max(b.min_align)
+    }
+
     /// The planning problem of the buffers without errors, and, for each of its buffers,
     /// its record's index in [`Model::buffers`]. (Without errors, that is every buffer in
     /// order.)

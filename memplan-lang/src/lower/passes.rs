@@ -17,6 +17,8 @@ pub(super) fn pad(cx: &mut Lowering<'_>) {
         }
         let b = &cx.model.buffers[i].buffer;
         let regions = &cx.model.regions;
+        // A buffer without `in` is padded to the largest alignment it can get: its
+        // region's is known only once the planner chooses one.
         let align = match (b.align, b.placement) {
             (Some(a), _) => a,
             (None, Placement::In(r)) => regions[r].region.align,
@@ -25,7 +27,8 @@ pub(super) fn pad(cx: &mut Lowering<'_>) {
                 .map(|r| r.region.align)
                 .max()
                 .unwrap_or(DEFAULT_REGION_ALIGN),
-        };
+        }
+        .max(b.min_align);
         match align_up(b.size, align) {
             Some(s) => cx.model.buffers[i].buffer.size = s,
             None => {

@@ -340,6 +340,7 @@ impl PlanFile {
                 name: b.name.clone(),
                 size: b.size,
                 align: b.align,
+                min_align: 1,
                 lifetime: b.lifetime,
                 placement,
                 pin: if self.format == Format::Json {

@@ -12,8 +12,24 @@ pub(crate) struct Group {
     /// The region a member names (`In`), or `Anywhere` when none does.
     pub(crate) placement: Placement,
     pub(crate) size: u64,
-    pub(crate) align: u64,
+    /// The strictest alignment its members ask for themselves (explicit, or a floor): 1
+    /// when none does.
+    pub(crate) own_align: u64,
+    /// Whether a member takes its region's alignment (has no explicit one).
+    pub(crate) takes_region_align: bool,
     pub(crate) lifetime: Lifetime,
+}
+
+impl Group {
+    /// The group's alignment in region `r`: the strictest of its members there.
+    pub(crate) fn align_in(&self, problem: &Problem, r: usize) -> u64 {
+        let region = if self.takes_region_align {
+            problem.regions.get(r).map_or(1, |reg| reg.align)
+        } else {
+            1
+        };
+        self.own_align.max(region).max(1)
+    }
 }
 
 /// Resolves in-place links into groups, checking the in-place rules.
@@ -68,7 +84,8 @@ pub(super) fn build(problem: &Problem, errors: &mut Vec<PlanError>) -> Vec<Group
                 members: Vec::new(),
                 placement: Placement::Anywhere,
                 size: rb.size,
-                align: 1,
+                own_align: 1,
+                takes_region_align: false,
                 lifetime: rb.lifetime,
             });
         }
@@ -97,31 +114,14 @@ pub(super) fn build(problem: &Problem, errors: &mut Vec<PlanError>) -> Vec<Group
     for g in &groups {
         errors.extend(sibling_overlaps(problem, g));
     }
-    // Alignment: the strictest of the members, in the group's region (or the first region
-    // that declares one, for groups still to be placed: every region's default applies
-    // once chosen, so take the explicit alignments and the root's region default).
-    let widest = problem
-        .regions
-        .iter()
-        .map(|reg| reg.align)
-        .max()
-        .unwrap_or(1);
+    // Alignment: the strictest of the members, in whichever region the group is in (a
+    // spilled group takes the alignment of the region that takes it: `Group::align_in`).
     for g in &mut groups {
-        let region = match g.placement {
-            Placement::In(r) => Some(r),
-            Placement::Anywhere => None,
-        };
-        let mut a = 1;
         for &m in &g.members {
             let b = &problem.buffers[m];
-            let ma = match (b.align, region) {
-                (Some(x), _) => x,
-                (None, Some(r)) => problem.regions.get(r).map_or(1, |reg| reg.align),
-                (None, None) => widest,
-            };
-            a = a.max(ma);
+            g.own_align = g.own_align.max(b.align.unwrap_or(1)).max(b.min_align);
+            g.takes_region_align |= b.align.is_none();
         }
-        g.align = a;
     }
     groups
 }

@@ -166,13 +166,13 @@ fn check_inputs(problem: &Problem) -> Vec<PlanError> {
         }
     }
     for (i, b) in problem.buffers.iter().enumerate() {
-        if let Some(a) = b.align
-            && !valid_align(a)
-        {
-            errors.push(PlanError::BufferAlign {
-                buffer: i,
-                align: a,
-            });
+        for a in b.align.into_iter().chain(Some(b.min_align)) {
+            if !valid_align(a) {
+                errors.push(PlanError::BufferAlign {
+                    buffer: i,
+                    align: a,
+                });
+            }
         }
         if let Placement::In(r) = b.placement
             && r >= problem.regions.len()
@@ -301,7 +301,7 @@ fn finish_region(
     }
     let mut align = problem.regions[r].align;
     for (k, &gi) in members.iter().enumerate() {
-        align = align.max(groups[gi].align);
+        align = align.max(groups[gi].align_in(problem, r));
         for &m in &groups[gi].members {
             buffers[m] = Placed {
                 region: r,

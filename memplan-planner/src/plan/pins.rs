@@ -8,11 +8,12 @@ use crate::problem::Problem;
 use super::groups::Group;
 
 pub(super) fn check(problem: &Problem, g: &Group, r: usize, pin: u64, errors: &mut Vec<PlanError>) {
-    if !pin.is_multiple_of(g.align) {
+    let align = g.align_in(problem, r);
+    if !pin.is_multiple_of(align) {
         errors.push(PlanError::PinMisaligned {
             buffer: g.root,
             offset: pin,
-            align: g.align,
+            align,
         });
     }
     let cap = problem.regions[r].capacity;

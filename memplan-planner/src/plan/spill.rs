@@ -130,7 +130,7 @@ pub(super) fn pack_region(
             .iter()
             .map(|&g| Item {
                 size: groups[g].size,
-                align: groups[g].align.max(1),
+                align: groups[g].align_in(problem, r),
                 lifetime: groups[g].lifetime,
                 fixed: problem.buffers[groups[g].root].pin,
             })

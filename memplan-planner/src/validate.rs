@@ -125,21 +125,16 @@ pub fn validate(problem: &Problem, plan: &Plan) -> Result<(), Violation> {
                 align,
             });
         }
+        // Every buffer, zero-size ones included, inside the planned bytes: the bound the
+        // runtime checks an offset against (`get_offset_address`).
         let end = p.offset.saturating_add(b.size);
         let reg = &plan.regions[p.region];
         let limit = reg.capacity.min(reg.planned_bytes);
-        if b.size > 0 && end > limit {
+        if end > limit {
             return Err(Violation::OutOfBounds {
                 buffer: i,
                 end,
                 limit,
-            });
-        }
-        if b.size == 0 && p.offset > reg.capacity {
-            return Err(Violation::OutOfBounds {
-                buffer: i,
-                end,
-                limit: reg.capacity,
             });
         }
         if let Some(pin) = b.pin
@@ -599,6 +594,52 @@ mod tests {
         );
         // `c` in place of `b` instead: one chain a <- b <- c, every pair linked.
         problem.buffers[2].in_place_of = Some(1);
+        assert_eq!(validate(&problem, &plan), Ok(()));
+    }
+
+    #[test]
+    fn a_zero_size_buffer_past_the_planned_bytes_is_out_of_bounds() {
+        // `z` takes no bytes, but the runtime checks its offset against the arena's planned
+        // bytes (16): at 32 it is out of bounds even though the capacity (64) holds it.
+        let problem = Problem {
+            regions: vec![Region {
+                name: "r".into(),
+                capacity: 64,
+                align: 16,
+            }],
+            buffers: vec![Buffer::new("a", 16, 0, 0, 1), Buffer::new("z", 0, 0, 0, 1)],
+        };
+        let mut plan = Plan {
+            strategy: crate::Strategy::Greedy,
+            buffers: vec![
+                Placed {
+                    region: 0,
+                    offset: 0,
+                },
+                Placed {
+                    region: 0,
+                    offset: 32,
+                },
+            ],
+            regions: vec![RegionPlan {
+                capacity: 64,
+                planned_bytes: 16,
+                lower_bound: 16,
+                peak_step: Some(0),
+                align: 16,
+                proven_optimal: true,
+                search_nodes: 0,
+            }],
+        };
+        assert_eq!(
+            validate(&problem, &plan),
+            Err(Violation::OutOfBounds {
+                buffer: 1,
+                end: 32,
+                limit: 16,
+            })
+        );
+        plan.regions[0].planned_bytes = 32;
         assert_eq!(validate(&problem, &plan), Ok(()));
     }
 }

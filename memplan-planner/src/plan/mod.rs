@@ -309,9 +309,17 @@ fn finish_region(
             };
         }
     }
+    // A zero-size buffer takes no bytes, but its offset must lie inside the arena (the
+    // runtime checks offsets against the planned bytes): one pinned above the others' bytes
+    // extends the arena to its offset. No plan can do with less, so a proof still holds.
+    let zero_size_end = (0..members.len())
+        .filter(|&k| instance.items[k].size == 0)
+        .map(|k| out.layout.offsets[k])
+        .max()
+        .unwrap_or(0);
     RegionPlan {
         capacity: cap,
-        planned_bytes: out.layout.bytes,
+        planned_bytes: out.layout.bytes.max(zero_size_end),
         lower_bound: lb,
         peak_step: peak,
         align,

@@ -8,10 +8,11 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args as ClapArgs;
-use memplan_lang::{Diagnostic, Env, check};
+use memplan_lang::{Env, check};
 use memplan_planner::files::{PlanFile, read_any};
 use memplan_planner::{Extent, Placed, Problem, overlapping_pairs};
 
+use crate::diagnostic::render;
 use crate::given;
 use crate::input::{base_dir, is_rust};
 use crate::options::{parse_align, parse_size};
@@ -80,25 +81,6 @@ fn check_source(file: &Path, out_dir: Option<&Path>) -> Result<bool, String> {
         }
     }
     Ok(ok)
-}
-
-/// A diagnostic as rustc prints one: `error: MESSAGE` (later lines of the message
-/// indented under the first), then ` --> FILE:LINE:COLUMN` (1-based, as rustc counts).
-pub fn render(file: &Path, d: &Diagnostic) -> String {
-    let start = d.span.first.start();
-    let mut lines = d.message.lines();
-    let mut out = format!("error: {}", lines.next().unwrap_or(""));
-    for line in lines {
-        out.push_str("\n       ");
-        out.push_str(line);
-    }
-    out.push_str(&format!(
-        "\n --> {}:{}:{}\n",
-        file.display(),
-        start.line,
-        start.column + 1
-    ));
-    out
 }
 
 /// Checks the offsets of `file`, printing every finding and a summary on stdout.

@@ -7,7 +7,7 @@ use std::path::Path;
 use memplan_lang::{Diagnostics, Env, lower, parse, source};
 use memplan_planner::files::{Format, PlanFile, ProblemOptions, read_any};
 
-use crate::check::render;
+use crate::diagnostic::render;
 use crate::options::{Offsets, ProblemArgs};
 use crate::planned::{self, FileNames, Planned};
 use crate::{given, progress};

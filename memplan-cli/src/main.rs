@@ -18,6 +18,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod diagnostic;
 mod given;
 mod input;
 mod options;

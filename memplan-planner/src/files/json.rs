@@ -41,7 +41,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::FileError;
+use super::error::FileError;
 use super::plan_file::{FileBuffer, FileRegion, Format, PlanFile, line_column};
 use crate::problem::{Lifetime, MAX_ALIGN};
 

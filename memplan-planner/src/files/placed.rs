@@ -1,7 +1,8 @@
 //! A plan with its offsets: `name,offset,size,first,last` (inclusive lifetimes, bytes), the
 //! CSV that `memplan-bench --write-plans` writes, one row per buffer of one region.
 
-use super::{FileError, parse_rows};
+use super::error::FileError;
+use super::rows::parse_rows;
 use crate::problem::{Lifetime, Step};
 
 /// One buffer of a placed plan.

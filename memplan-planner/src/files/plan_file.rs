@@ -1,20 +1,17 @@
-//! Any plan file, told apart by its content, as one description ([`PlanFile`]) and as a
-//! planning [`Problem`].
+//! A plan file of any format as one description ([`PlanFile`]), and as a planning
+//! [`Problem`].
 
-use std::path::Path;
-
-use super::placed::{self, parse_placed};
-use super::{FileError, parse_executorch, parse_minimalloc};
+use super::error::FileError;
 use crate::problem::{Buffer, DEFAULT_REGION_ALIGN, Lifetime, Placement, Problem, Region};
 
-/// The kinds of plan file [`parse_any`] reads.
+/// The kinds of plan file [`parse_any`](super::parse_any) reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     /// ExecuTorch's exported plan: `name,mem_id,offset,size,first,last[,dtype,shape]`.
     Executorch,
     /// A MiniMalloc benchmark input: `id,lower,upper,size` (half-open lifetimes).
     Minimalloc,
-    /// A plan with its offsets: `name,offset,size,first,last` ([`placed`]).
+    /// A plan with its offsets: `name,offset,size,first,last` ([`placed`](super::placed)).
     Placed,
     /// memplan's JSON plan file (module `json`, feature `json`).
     Json,
@@ -111,151 +108,6 @@ pub struct ProblemOptions {
     /// buffer that names a region goes to the one of that name; the others go to the only
     /// region, or, with several, are spilled to the first that can take them.
     pub regions: Vec<Region>,
-}
-
-/// Which format `text` is, by its content: a JSON object (`{` first, after blanks and a
-/// byte-order mark), or a CSV header naming the columns of one of the CSV formats.
-pub fn detect(text: &str) -> Option<Format> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if text.trim_start().starts_with('{') {
-        return Some(Format::Json);
-    }
-    let header = text.lines().next().unwrap_or("");
-    let cols: Vec<&str> = header.split(',').map(str::trim).collect();
-    let has = |names: &[&str]| names.iter().all(|c| cols.contains(c));
-    if has(&["name", "mem_id", "offset", "size", "first", "last"]) {
-        Some(Format::Executorch)
-    } else if has(&["id", "lower", "upper", "size"]) {
-        Some(Format::Minimalloc)
-    } else if has(&placed::HEADER) {
-        Some(Format::Placed)
-    } else {
-        None
-    }
-}
-
-/// Parses a plan file of any [`Format`] (told apart by [`detect`]). `file` names it in
-/// errors.
-///
-/// # Errors
-///
-/// A [`FileError`] with the file and line (and the column, for JSON): an empty file, a
-/// first line that is none of the formats, or the format's own errors (see
-/// [`parse_executorch`], [`parse_minimalloc`], [`parse_placed`], and `json::parse_json`);
-/// a JSON file when the crate is built without its `json` feature.
-pub fn parse_any(text: &str, file: &str) -> Result<PlanFile, FileError> {
-    let start = FileError {
-        file: file.to_string(),
-        line: Some(1),
-        column: Some(1),
-        message: String::new(),
-    };
-    if text.trim().is_empty() {
-        return Err(FileError {
-            message: "the file is empty: expected a plan file (ExecuTorch, MiniMalloc or placed CSV with a header line, or a JSON object)".to_string(),
-            ..start
-        });
-    }
-    let Some(format) = detect(text) else {
-        let first = text.lines().next().unwrap_or("");
-        let shown: String = first.chars().take(80).collect();
-        return Err(FileError {
-            message: format!(
-                "not a plan file: the first line, `{shown}`, is neither a CSV header of ExecuTorch (name,mem_id,offset,size,first,last), MiniMalloc (id,lower,upper,size) or a placed plan (name,offset,size,first,last), nor the start of a JSON object"
-            ),
-            ..start
-        });
-    };
-    let row = |name: String, size, lifetime, line| FileBuffer {
-        name,
-        size,
-        lifetime,
-        region: None,
-        mem_id: None,
-        align: None,
-        offset: None,
-        line,
-        column: 1,
-    };
-    let buffers = match format {
-        Format::Json => return parse_json(text, file),
-        Format::Executorch => parse_executorch(text, file)?
-            .into_iter()
-            .map(|(line, r)| FileBuffer {
-                mem_id: Some(r.mem_id),
-                offset: Some(r.offset),
-                ..row(r.name.clone(), r.size, r.lifetime(), line)
-            })
-            .collect(),
-        Format::Placed => parse_placed(text, file)?
-            .into_iter()
-            .map(|(line, r)| FileBuffer {
-                offset: Some(r.offset),
-                ..row(r.name.clone(), r.size, r.lifetime(), line)
-            })
-            .collect(),
-        Format::Minimalloc => {
-            let rows = parse_minimalloc(text, file)?;
-            let mut seen = std::collections::HashMap::new();
-            for (line, r) in &rows {
-                if let Some(prev) = seen.insert(r.id.as_str(), *line) {
-                    return Err(FileError::at_line(
-                        file,
-                        Some(*line),
-                        format!("`{}` is named twice (first on line {prev})", r.id),
-                    ));
-                }
-            }
-            rows.into_iter()
-                .map(|(line, r)| row(r.id.clone(), r.size, r.lifetime(), line))
-                .collect()
-        }
-    };
-    Ok(PlanFile {
-        file: file.to_string(),
-        format,
-        name: None,
-        regions: Vec::new(),
-        buffers,
-    })
-}
-
-#[cfg(feature = "json")]
-fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
-    super::json::parse_json(text, file)
-}
-
-#[cfg(not(feature = "json"))]
-fn parse_json(_: &str, file: &str) -> Result<PlanFile, FileError> {
-    Err(FileError {
-        file: file.to_string(),
-        line: Some(1),
-        column: Some(1),
-        message: "a JSON plan file: this build of memplan-planner reads JSON only with its `json` feature".to_string(),
-    })
-}
-
-/// Reads the plan file at `path` ([`parse_any`]), named in errors as `path` displays.
-///
-/// # Errors
-///
-/// As [`parse_any`], and a [`FileError`] when the file cannot be read.
-pub fn read_any(path: &Path) -> Result<PlanFile, FileError> {
-    let file = path.display().to_string();
-    let bytes = std::fs::read(path)
-        .map_err(|e| FileError::at_line(&file, None, format!("cannot read: {e}")))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let valid = e.utf8_error().valid_up_to();
-        let text = String::from_utf8_lossy(&e.as_bytes()[..valid]).into_owned();
-        let (line, column) = line_column(&text, valid);
-        FileError {
-            file: file.clone(),
-            line: Some(line),
-            column: Some(column),
-            message: "the file is not UTF-8 text here".to_string(),
-        }
-    })?;
-    parse_any(&text, &file)
 }
 
 /// The 1-based line and column (in characters) of byte `offset` of `text`.
@@ -357,38 +209,8 @@ impl PlanFile {
 
 #[cfg(test)]
 mod tests {
+    use super::super::any::parse_any;
     use super::*;
-
-    #[test]
-    fn formats_are_told_apart_by_content() {
-        assert_eq!(
-            detect("name,mem_id,offset,size,first,last,dtype,shape\n"),
-            Some(Format::Executorch)
-        );
-        assert_eq!(
-            detect("id,lower,upper,size\r\n0,0,1,8"),
-            Some(Format::Minimalloc)
-        );
-        assert_eq!(
-            detect("name,offset,size,first,last\n"),
-            Some(Format::Placed)
-        );
-        assert_eq!(detect("\u{feff}  \n {\"buffers\": []}"), Some(Format::Json));
-        assert_eq!(detect("name,size\n"), None);
-        assert_eq!(detect(""), None);
-    }
-
-    #[test]
-    fn empty_and_unknown_files_are_errors_on_line_1() {
-        let e = parse_any("", "e.csv").unwrap_err();
-        assert_eq!((e.line, e.column), (Some(1), Some(1)));
-        assert!(e.message.starts_with("the file is empty"));
-        let e = parse_any("a,b\n1,2\n", "u.csv").unwrap_err();
-        assert!(
-            e.to_string()
-                .starts_with("u.csv:1:1: not a plan file: the first line, `a,b`")
-        );
-    }
 
     #[test]
     fn csv_files_are_one_region_problems_as_the_benchmark_builds_them() {

@@ -155,6 +155,8 @@ pub fn read_any(path: &Path) -> Result<PlanFile, FileError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::files::plan_file::{ProblemOptions, UNBOUNDED};
+    use crate::problem::{Buffer, Lifetime, Placement, Region};
 
     #[test]
     fn formats_are_told_apart_by_content() {
@@ -185,5 +187,63 @@ mod tests {
             e.to_string()
                 .starts_with("u.csv:1:1: not a plan file: the first line, `a,b`")
         );
+    }
+
+    #[test]
+    fn csv_files_are_one_region_problems_as_the_benchmark_builds_them() {
+        let et = parse_any(
+            "name,mem_id,offset,size,first,last\na,1,0,32,0,1\nb,1,32,0,1,2\n",
+            "e.csv",
+        )
+        .unwrap();
+        let p = et.problem(&ProblemOptions::default()).unwrap();
+        assert_eq!(
+            p.regions,
+            vec![Region {
+                name: "arena".into(),
+                capacity: UNBOUNDED,
+                align: 16
+            }]
+        );
+        assert_eq!(p.buffers[1], Buffer::new("b", 0, 0, 1, 2));
+        assert_eq!(et.buffers[1].offset, Some(32));
+        let mm = parse_any("id,lower,upper,size\n0,3,5,8\n", "m.csv").unwrap();
+        let p = mm
+            .problem(&ProblemOptions {
+                capacity: Some(64),
+                ..ProblemOptions::default()
+            })
+            .unwrap();
+        assert_eq!((p.regions[0].capacity, p.regions[0].align), (64, 1));
+        assert_eq!(p.buffers[0].lifetime, Lifetime { first: 3, last: 4 });
+        let e = parse_any("id,lower,upper,size\n0,3,5,8\n0,1,2,8\n", "m.csv").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "m.csv:3: `0` is named twice (first on line 2)"
+        );
+    }
+
+    #[test]
+    fn given_regions_replace_the_default_and_spill_unnamed_buffers() {
+        let f = parse_any("name,offset,size,first,last\na,0,8,0,0\n", "p.csv").unwrap();
+        let two = ProblemOptions {
+            regions: vec![
+                Region {
+                    name: "tcm".into(),
+                    capacity: 4,
+                    align: 4,
+                },
+                Region {
+                    name: "sram".into(),
+                    capacity: 64,
+                    align: 16,
+                },
+            ],
+            ..ProblemOptions::default()
+        };
+        let p = f.problem(&two).unwrap();
+        assert_eq!(p.regions.len(), 2);
+        assert_eq!(p.buffers[0].placement, Placement::Anywhere);
+        assert_eq!(p.buffers[0].pin, None);
     }
 }

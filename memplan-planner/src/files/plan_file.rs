@@ -4,14 +4,14 @@
 use super::error::FileError;
 use crate::problem::{Buffer, DEFAULT_REGION_ALIGN, Lifetime, Placement, Problem, Region};
 
-/// The kinds of plan file [`parse_any`](super::parse_any) reads.
+/// The kinds of plan file `parse_any` reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     /// ExecuTorch's exported plan: `name,mem_id,offset,size,first,last[,dtype,shape]`.
     Executorch,
     /// A MiniMalloc benchmark input: `id,lower,upper,size` (half-open lifetimes).
     Minimalloc,
-    /// A plan with its offsets: `name,offset,size,first,last` ([`placed`](super::placed)).
+    /// A plan with its offsets: `name,offset,size,first,last` (see the `placed` module).
     Placed,
     /// memplan's JSON plan file (module `json`, feature `json`).
     Json,
@@ -204,69 +204,5 @@ impl PlanFile {
             });
         }
         Ok(Problem { regions, buffers })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::any::parse_any;
-    use super::*;
-
-    #[test]
-    fn csv_files_are_one_region_problems_as_the_benchmark_builds_them() {
-        let et = parse_any(
-            "name,mem_id,offset,size,first,last\na,1,0,32,0,1\nb,1,32,0,1,2\n",
-            "e.csv",
-        )
-        .unwrap();
-        let p = et.problem(&ProblemOptions::default()).unwrap();
-        assert_eq!(
-            p.regions,
-            vec![Region {
-                name: "arena".into(),
-                capacity: UNBOUNDED,
-                align: 16
-            }]
-        );
-        assert_eq!(p.buffers[1], Buffer::new("b", 0, 0, 1, 2));
-        assert_eq!(et.buffers[1].offset, Some(32));
-        let mm = parse_any("id,lower,upper,size\n0,3,5,8\n", "m.csv").unwrap();
-        let p = mm
-            .problem(&ProblemOptions {
-                capacity: Some(64),
-                ..ProblemOptions::default()
-            })
-            .unwrap();
-        assert_eq!((p.regions[0].capacity, p.regions[0].align), (64, 1));
-        assert_eq!(p.buffers[0].lifetime, Lifetime { first: 3, last: 4 });
-        let e = parse_any("id,lower,upper,size\n0,3,5,8\n0,1,2,8\n", "m.csv").unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "m.csv:3: `0` is named twice (first on line 2)"
-        );
-    }
-
-    #[test]
-    fn given_regions_replace_the_default_and_spill_unnamed_buffers() {
-        let f = parse_any("name,offset,size,first,last\na,0,8,0,0\n", "p.csv").unwrap();
-        let two = ProblemOptions {
-            regions: vec![
-                Region {
-                    name: "tcm".into(),
-                    capacity: 4,
-                    align: 4,
-                },
-                Region {
-                    name: "sram".into(),
-                    capacity: 64,
-                    align: 16,
-                },
-            ],
-            ..ProblemOptions::default()
-        };
-        let p = f.problem(&two).unwrap();
-        assert_eq!(p.regions.len(), 2);
-        assert_eq!(p.buffers[0].placement, Placement::Anywhere);
-        assert_eq!(p.buffers[0].pin, None);
     }
 }

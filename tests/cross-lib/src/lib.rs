@@ -295,15 +295,16 @@ mod canary {
     #[should_panic(expected = "memplan: buffer `a` (live 0..=1) wrote past its end")]
     fn a_kernel_writing_past_its_buffer_is_reported_by_the_canary() {
         let m = overflow::take().expect("taken once");
-        let (s, _) = m.step::<0>();
-        let a = s.a.as_mut_ptr();
-        // A kernel (through a raw pointer, as C kernels do) writes 17 bytes into `a`.
+        m.begin_step(0);
+        // A kernel is handed a raw pointer (as C kernels are) and writes 17 bytes into `a`.
+        let a = m.checked_buffer::<overflow::A>().cast::<u8>().as_ptr();
         for i in 0..17 {
-            // SAFETY: `a` is followed by its canary bytes, planned for `debug-canary`, inside
-            // the region: the write is wrong, not out of bounds.
+            // SAFETY: the pointer has the provenance of the whole arena, and `a` is followed
+            // by its canary bytes (planned for `debug-canary`) inside it: the write is wrong,
+            // not out of bounds; no view or slice of these bytes is alive.
             unsafe { a.add(i).write(0) };
         }
-        let _ = m.step::<1>();
-        let _ = m.step::<2>(); // `a` ended at step 1: its canary is checked now
+        m.begin_step(1);
+        m.begin_step(2); // `a` ended at step 1: its canary is checked now
     }
 }

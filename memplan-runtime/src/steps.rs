@@ -19,7 +19,10 @@
 //! - An in-place pair at its handover step (the step where `out` takes over `inp`'s bytes,
 //!   `inp`'s last and `out`'s first) shares bytes by design: that step's view has one
 //!   field for the pair, an [`InPlace`], named after `out`, whose [`input`](InPlace::input)
-//!   and [`output`](InPlace::output) borrow it exclusively, one at a time.
+//!   and [`output`](InPlace::output) borrow it exclusively, one at a time. A chain that
+//!   hands over twice at one step (`b` in place of `a`, `c` in place of `b`, all three live
+//!   there) has one field too, named after `c`, with `a`'s bytes as its input; `b` has no
+//!   field at that step.
 //! - Opening a view is the regions' base addresses plus constant offsets: no run-time
 //!   check and no copy (`.ci/runtime-checks.sh` checks the instructions).
 //!

@@ -1,6 +1,6 @@
 // Per-step views: each step's view has exactly the buffers live at that step, borrowed
 // from the manager; the temp pool is usable inside a step; an in-place pair at its
-// handover step is one field.
+// handover step is one field, and so is a chain that hands over twice at one step.
 use memplan_runtime::memory_plan;
 
 memory_plan! {
@@ -10,6 +10,15 @@ memory_plan! {
         buffer x: [i16; 8] in r, live 0..=1;
         buffer y: [i32; 4] in r, live 1..=2;
         buffer z: [i32; 4] in place of y, live 2..=3;
+    }
+}
+
+memory_plan! {
+    mod chain {
+        region r: 64 bytes;
+        buffer a: [u8; 8] in r, live 0..=1;
+        buffer b: [u8; 8] in place of a, live 1..=1;
+        buffer c: [u16; 4] in place of b, live 1..=2;
     }
 }
 
@@ -35,4 +44,14 @@ fn main() {
     // The generic path sees the same bytes.
     let live: Vec<_> = manager.live_at(3).map(|l| (l.info.name, l.bytes.len())).collect();
     assert_eq!(live, [("z", 16)]);
+    // `b` in place of `a` and `c` in place of `b`, all live at step 1: one field, named
+    // after `c`, whose input is `a`'s bytes.
+    let m = chain::take().expect("taken once");
+    let (s, _) = m.step::<0>();
+    s.a.copy_from_slice(&[1, 0, 2, 0, 3, 0, 4, 0]);
+    let (mut s, _) = m.step::<1>();
+    assert_eq!(*s.c.input(), [1, 0, 2, 0, 3, 0, 4, 0]);
+    s.c.output().copy_from_slice(&[9, 8, 7, 6]);
+    let (s, _) = m.step::<2>();
+    assert_eq!(*s.c, [9, 8, 7, 6]);
 }

@@ -233,15 +233,9 @@ pub fn best_of_detailed(instance: &Instance) -> Result<BestOf, SizeOverflow> {
 mod tests {
     use super::*;
     use crate::instance::Item;
-    use crate::problem::Lifetime;
 
     fn item(size: u64, first: u32, last: u32) -> Item {
-        Item {
-            size,
-            align: 1,
-            lifetime: Lifetime::new(first, last).unwrap(),
-            fixed: None,
-        }
+        Item::plain(size, first, last)
     }
 
     #[test]

@@ -17,6 +17,19 @@ pub struct Item {
     pub fixed: Option<u64>,
 }
 
+#[cfg(test)]
+impl Item {
+    /// A test item: `size` bytes, alignment 1, live `first..=last`, not fixed.
+    pub(crate) fn plain(size: u64, first: u32, last: u32) -> Item {
+        Item {
+            size,
+            align: 1,
+            lifetime: Lifetime { first, last },
+            fixed: None,
+        }
+    }
+}
+
 /// A region's packing problem.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Instance {

@@ -85,9 +85,10 @@ impl Default for Strategy {
     /// under 15 ms unoptimised; on MiniMalloc's adversarial instances (170 to 409 buffers,
     /// up to 110 live at once) the budget reaches the optimum, and proves it, on the six
     /// that have a known optimum (B, C, E, F, G, I: 3 to 60 ms in a release build), and on
-    /// J, whose optimum is unknown, it is spent whole: 0.3 s in a release build, about 3 s
-    /// unoptimised. The cost grows about linearly with the budget. A proc macro is built
-    /// without optimisation in a dev profile, where the search is about ten times slower.
+    /// J, whose optimum is unknown, it is spent whole: 0.3 s in a release build, 2 to 3 s
+    /// unoptimised. The cost grows about linearly with the budget. Cargo builds a proc
+    /// macro's dependencies without optimisation unless the workspace says otherwise (in
+    /// release builds too), and there the search is about ten times slower.
     fn default() -> Self {
         Strategy::Optimal {
             nodes: Self::DEFAULT_NODES,

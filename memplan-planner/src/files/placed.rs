@@ -2,7 +2,7 @@
 //! CSV that `memplan-bench --write-plans` writes, one row per buffer of one region.
 
 use super::error::FileError;
-use super::rows::parse_rows;
+use super::rows::{named_rows, parse_rows};
 use crate::problem::{Lifetime, Step};
 
 /// One buffer of a placed plan.
@@ -50,25 +50,11 @@ pub fn parse_placed(text: &str, file: &str) -> Result<Vec<(u64, PlacedRow)>, Fil
             last: f.number("last")?,
         })
     })?;
-    let mut seen = std::collections::HashMap::new();
-    for (line, r) in &rows {
-        let e = |message: String| FileError::at_line(file, Some(*line), message);
-        if r.last < r.first {
-            return Err(e(format!(
-                "`{}` has an empty lifetime: last {} < first {}",
-                r.name, r.last, r.first
-            )));
-        }
-        if r.name.is_empty() {
-            return Err(e("a row has an empty name".to_string()));
-        }
-        if let Some(prev) = seen.insert(r.name.as_str(), *line) {
-            return Err(e(format!(
-                "`{}` is named twice (first on line {prev})",
-                r.name
-            )));
-        }
-    }
+    named_rows(
+        file,
+        rows.iter()
+            .map(|(l, r)| (*l, r.name.as_str(), r.first, r.last)),
+    )?;
     Ok(rows)
 }
 

@@ -199,26 +199,36 @@ pub fn parse_executorch(text: &str, file: &str) -> Result<Vec<(u64, ExecutorchRo
             })
         },
     )?;
+    named_rows(
+        file,
+        rows.iter()
+            .map(|(l, r)| (*l, r.name.as_str(), r.first, r.last)),
+    )?;
+    Ok(rows)
+}
+
+/// Checks rows given as `(line, name, first, last)`: every name non-empty and given once,
+/// every lifetime non-empty (`first <= last`); the first fault is the error, on its line.
+pub(super) fn named_rows<'a>(
+    file: &str,
+    rows: impl Iterator<Item = (u64, &'a str, Step, Step)>,
+) -> Result<(), FileError> {
     let mut seen = std::collections::HashMap::new();
-    for (line, r) in &rows {
-        let e = |message: String| FileError::at_line(file, Some(*line), message);
-        if r.last < r.first {
+    for (line, name, first, last) in rows {
+        let e = |message: String| FileError::at_line(file, Some(line), message);
+        if last < first {
             return Err(e(format!(
-                "`{}` has an empty lifetime: last {} < first {}",
-                r.name, r.last, r.first
+                "`{name}` has an empty lifetime: last {last} < first {first}"
             )));
         }
-        if r.name.is_empty() {
+        if name.is_empty() {
             return Err(e("a row has an empty name".to_string()));
         }
-        if let Some(prev) = seen.insert(r.name.as_str(), *line) {
-            return Err(e(format!(
-                "`{}` is named twice (first on line {prev})",
-                r.name
-            )));
+        if let Some(prev) = seen.insert(name, line) {
+            return Err(e(format!("`{name}` is named twice (first on line {prev})")));
         }
     }
-    Ok(rows)
+    Ok(())
 }
 
 /// Reads an ExecuTorch plan file.

@@ -218,12 +218,7 @@ proptest! {
 }
 
 fn item(size: u64, first: u32, last: u32) -> Item {
-    Item {
-        size,
-        align: 1,
-        lifetime: Lifetime { first, last },
-        fixed: None,
-    }
+    Item::plain(size, first, last)
 }
 
 /// Greedy by size is provably worse than the optimum here.

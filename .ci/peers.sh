@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The omnimalloc comparison script still runs: a short smoke run (one run, 2 s limit) on
-# two small files. The README's tables come from full runs (see memplan-bench/README.md).
+# two small files. The tables in memplan-bench/README.md come from full runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=target/peers-venv

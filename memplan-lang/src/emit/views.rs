@@ -1,7 +1,7 @@
 //! The per-step views: for each distinct set of buffers live at a step, a struct with one
 //! field per live buffer (`&'v mut [T; N]`, or an `InPlace` for an in-place pair at its
 //! handover step), and an impl of the runtime's `StepOf<T>` for every step `T`, so that
-//! `manager.step::<T>()` opens it. Also the plan's `Schedule` (its buffer table), which
+//! `manager.step::<T>()` opens it (`T` a step number). Also the plan's `Schedule` (its buffer table), which
 //! the runtime's generic `live_at` and `debug-canary` read.
 //!
 //! Views are emitted when the plan has at most [`MAX_STEPS`] steps and its distinct views
@@ -111,8 +111,15 @@ fn fields(model: &Model, set: &[usize]) -> Vec<Field> {
     // A buffer whose in-place successor is live here is part of that one's pair.
     let mut taken_over = vec![false; set.len()];
     let mut out = Vec::new();
+    // Both live at one step is a handover only when the source ends where the buffer
+    // starts: otherwise the pair is an error, and both keep their own fields so that the
+    // code using them adds no error.
+    let handover = |i: usize, s: usize| {
+        model.buffers[s].buffer.lifetime.last == model.buffers[i].buffer.lifetime.first
+    };
     for &i in set {
         if let Some(s) = model.buffers[i].buffer.in_place_of
+            && handover(i, s)
             && let Ok(y) = set.binary_search(&s)
         {
             taken_over[y] = true;
@@ -126,7 +133,7 @@ fn fields(model: &Model, set: &[usize]) -> Vec<Field> {
         let mut source = None;
         let mut cur = i;
         while let Some(s) = model.buffers[cur].buffer.in_place_of {
-            if !live(s) || s == i {
+            if !live(s) || s == i || !handover(cur, s) {
                 break;
             }
             source = Some(s);
@@ -162,7 +169,7 @@ fn view(
 ) -> TokenStream {
     let k = &model.krate;
     let doc = format!(
-        "The buffers live at step {} of plan `{}`: `manager.step::<T>()` opens this view.",
+        "The buffers live at step {} of plan `{}`: `manager.step::<STEP>()` opens this view.",
         steps_of(step_view, v),
         model.name
     );

@@ -131,7 +131,9 @@ fn size_and_element(
     let elem = match &s.elem {
         Elem::Bytes => ElemInfo::Bytes,
         Elem::Prim { ty, size, .. } => {
-            if let (Some(a), Some((_, span))) = (align, b.align)
+            // An alignment that was itself an error (replaced by 1) adds no second error.
+            if let (Some(a), Some((written, span))) = (align, b.align)
+                && a == written
                 && a < *size
             {
                 cx.diags.at(
@@ -172,7 +174,8 @@ fn size_and_element(
     (bytes, s.span, elem, min_align)
 }
 
-/// The buffer's lifetime; an empty or missing one is reported (and replaced by one step).
+/// The buffer's lifetime; an empty or missing one is reported (and replaced: a missing one
+/// by step 0, an empty one by the steps from the smaller number written to the larger).
 fn lifetime(cx: &mut Lowering<'_>, name: &str, b: &BufferDecl) -> Lifetime {
     let Some(l) = &b.live else {
         cx.diags.at(
@@ -188,9 +191,10 @@ fn lifetime(cx: &mut Lowering<'_>, name: &str, b: &BufferDecl) -> Lifetime {
         },
         None => {
             empty_lifetime(cx, name, l);
+            // The steps written, so that uses of the buffer there add no error.
             Lifetime {
-                first: l.first,
-                last: l.first,
+                first: l.written.0,
+                last: l.written.1,
             }
         }
     }

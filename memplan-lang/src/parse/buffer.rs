@@ -85,12 +85,13 @@ fn parse_live(input: ParseStream) -> syn::Result<Live> {
     let a: LitInt = input.parse()?;
     let first = parse_u32(&a)?;
     let _ = kw;
-    let (last, end_span, text) = if input.peek(Token![..=]) {
+    let (last, end, end_span, text) = if input.peek(Token![..=]) {
         input.parse::<Token![..=]>()?;
         let b: LitInt = input.parse()?;
         let last = parse_u32(&b)?;
         (
             if last < first { None } else { Some(last) },
+            last,
             b.span(),
             format!("{first}..={last}"),
         )
@@ -100,6 +101,7 @@ fn parse_live(input: ParseStream) -> syn::Result<Live> {
         let end = parse_u32(&b)?;
         (
             if end <= first { None } else { Some(end - 1) },
+            end,
             b.span(),
             format!("{first}..{end}"),
         )
@@ -110,6 +112,7 @@ fn parse_live(input: ParseStream) -> syn::Result<Live> {
     Ok(Live {
         first,
         last,
+        written: (first.min(end), first.max(end)),
         text,
         span: SpanRange::new(a.span(), end_span),
     })

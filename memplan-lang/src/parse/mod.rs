@@ -138,6 +138,9 @@ pub struct Live {
     pub first: u32,
     /// Inclusive last step; `None` when the range is empty (`a..a`, `b..=a` with `b > a`).
     pub last: Option<u32>,
+    /// The two step numbers as written, the smaller first: what an empty range stands for
+    /// after its error, so that code using the buffer at those steps adds no error.
+    pub written: (u32, u32),
     /// The steps as written, `A..=B` or `A..B`, for messages.
     pub text: String,
     /// Where the steps are written.

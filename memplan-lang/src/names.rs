@@ -1,7 +1,8 @@
 //! Rust names for regions and buffers.
 //!
-//! A name becomes a type name by a fixed mangling: every character outside `[A-Za-z0-9_]`
-//! becomes `_`; the result is split at `_` and each part's first letter is upper-cased
+//! A name becomes a type name by a fixed mangling: an ASCII character outside
+//! `[A-Za-z0-9_]` becomes `_`, a non-ASCII one `_u{hex}_` (its code point in lower-case
+//! hex, so distinct names stay distinct); the result is split at `_` and each part's first letter is upper-cased
 //! (`aten_convolution_default.out0` -> `AtenConvolutionDefaultOut0`, `conv1` -> `Conv1`);
 //! a name that then starts with a digit or is empty gets the prefix `B` (buffers) or `R`
 //! (regions); `Self` becomes `Self_`. Two names that mangle alike are an error naming both.

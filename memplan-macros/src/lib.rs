@@ -98,12 +98,16 @@ use proc_macro::TokenStream;
 /// In the module: a type per region implementing `memplan_runtime::MemoryId` (with
 /// `LOWER_BOUND`, `PEAK_STEP` and `PROVEN_OPTIMAL` consts); a type per buffer, declared or
 /// from a file, implementing `memplan_runtime::PlannedBuffer` (a file row's name is mangled:
-/// characters outside `[A-Za-z0-9_]` become `_`, then upper camel case, so
-/// `aten_convolution_default.out0` is `AtenConvolutionDefaultOut0`); `Plan`, the plan's
-/// marker type; `BUFFERS`, a const table of every buffer (name, memory id, offset, size,
-/// first and last step); `STRATEGY`; one static arena per region sized to the plan, and
-/// one per pool; and `take()`, which hands out the plan's `MemoryManager` (built in a const
-/// context) once: `Some` on the first call, `None` after.
+/// an ASCII character outside `[A-Za-z0-9_]` becomes `_`, a non-ASCII one `_u{hex}_`, then
+/// upper camel case, so `aten_convolution_default.out0` is `AtenConvolutionDefaultOut0`);
+/// `Plan`, the plan's marker type; `BUFFERS`, a const table of every buffer (name, memory
+/// id, offset, size, first and last step); `REPORT`; `STRATEGY`; one static arena per
+/// region sized to the plan, and one per pool; `take()`, which hands out the plan's
+/// `MemoryManager` (built in a const context) once: `Some` on the first call, `None`
+/// after; and the step views: for each step `T`, `manager.step::<T>()` opens a view with a
+/// field per buffer live at `T` (`memplan_runtime::StepOf`), for plans of at most 4,096
+/// steps whose distinct views hold at most 65,536 fields in all (past that, walk the steps
+/// with `manager.live_at(t)`).
 ///
 /// # Errors
 ///

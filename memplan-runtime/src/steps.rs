@@ -90,6 +90,11 @@ pub unsafe trait View<'v>: Sized {
 
 /// Step `T` of a plan: which [`View`] holds the buffers live at `T`. `memory_plan!`
 /// implements it for every step of a plan (see its documentation for the limits).
+#[diagnostic::on_unimplemented(
+    message = "the plan has no step {T}",
+    label = "no buffer of this plan is live at step {T}",
+    note = "a plan's steps run from 0 to the last step of its buffers (a very long plan has no step views: walk its steps with `live_at`)"
+)]
 pub trait StepOf<const T: u32>: Schedule {
     /// The view of step `T`.
     type View<'v>: View<'v>;

@@ -61,6 +61,16 @@ pub fn field_name(name: &str) -> String {
     out
 }
 
+/// The field of a declared buffer named `name` in a step's view: the name itself, raw
+/// (`r#type`) when it is a keyword.
+pub fn field_ident(name: &str, span: Span) -> Ident {
+    if syn::parse_str::<Ident>(name).is_ok() {
+        Ident::new(name, span)
+    } else {
+        Ident::new_raw(name, span)
+    }
+}
+
 /// The identifier for a type name made by [`type_name`] (always a valid identifier).
 pub fn ident(name: &str, span: Span) -> Ident {
     Ident::new(name, span)
@@ -90,6 +100,14 @@ mod tests {
         assert_eq!(type_name("ä", 'B'), "Ue4");
         assert_ne!(type_name("ä", 'B'), type_name("ö", 'B'));
         assert_eq!(type_name("層1", 'B'), "U5c641");
+    }
+
+    #[test]
+    fn a_declared_keyword_name_is_a_raw_field() {
+        use super::field_ident;
+        let span = proc_macro2::Span::call_site();
+        assert_eq!(field_ident("type", span).to_string(), "r#type");
+        assert_eq!(field_ident("l", span).to_string(), "l");
     }
 
     #[test]

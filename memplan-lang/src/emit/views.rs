@@ -313,10 +313,9 @@ fn live_steps(model: &Model, i: usize) -> String {
 /// name mangled to one.
 fn field_ident(model: &Model, i: usize) -> Ident {
     let r = &model.buffers[i];
-    let name = if r.origin.is_none() {
-        r.buffer.name.clone()
+    if r.origin.is_none() {
+        names::field_ident(&r.buffer.name, Span::call_site())
     } else {
-        names::field_name(&r.buffer.name)
-    };
-    Ident::new(&name, Span::call_site())
+        Ident::new(&names::field_name(&r.buffer.name), Span::call_site())
+    }
 }

@@ -2,14 +2,14 @@
 //! `in place of`) and lifetimes (`live A..=B`, `live A..B`).
 
 use syn::parse::ParseStream;
-use syn::{Attribute, Ident, LitInt, Token};
+use syn::{Attribute, LitInt, Token};
 
 use super::size::{parse_bytes, parse_size, parse_u32, parse_u64};
 use super::{BufferDecl, Live, kw, parse_colon, unknown_clause};
 use crate::diag::SpanRange;
 
 pub(super) fn parse(input: ParseStream, attrs: Vec<Attribute>) -> syn::Result<BufferDecl> {
-    let name: Ident = input.parse()?;
+    let name = super::plain_name(input)?;
     parse_colon(input, "buffer", &name)?;
     let mut b = BufferDecl {
         attrs,
@@ -39,12 +39,12 @@ pub(super) fn parse(input: ParseStream, attrs: Vec<Attribute>) -> syn::Result<Bu
                 if b.in_place_of.is_some() {
                     return Err(syn::Error::new(kw.span, "`in place of` is given twice"));
                 }
-                b.in_place_of = Some(input.parse()?);
+                b.in_place_of = Some(super::plain_name(input)?);
             } else {
                 if b.region.is_some() {
                     return Err(syn::Error::new(kw.span, "the region is given twice"));
                 }
-                b.region = Some(input.parse()?);
+                b.region = Some(super::plain_name(input)?);
             }
         } else if la.peek(kw::live) {
             if b.live.is_some() {

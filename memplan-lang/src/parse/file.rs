@@ -9,7 +9,7 @@ pub(super) fn parse(input: ParseStream) -> syn::Result<FileDecl> {
     let mut region = None;
     if input.peek(Token![in]) {
         input.parse::<Token![in]>()?;
-        region = Some(input.parse()?);
+        region = Some(super::plain_name(input)?);
     }
     input.parse::<kw::from>()?;
     let mut out_dir = false;

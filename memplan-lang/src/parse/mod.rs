@@ -322,11 +322,11 @@ impl Parse for BrokenHead {
             input.parse::<kw::buffer>()?;
             false
         };
-        let name: Ident = input.parse()?;
+        let name = plain_name(input)?;
         let rest: Vec<TokenTree> = input.parse::<TokenStream>()?.into_iter().collect();
         let placed_in = rest.windows(2).find_map(|w| match (&w[0], &w[1]) {
             (TokenTree::Ident(kw), TokenTree::Ident(r)) if kw == "in" && r != "place" => {
-                Some(r.clone())
+                Some(unraw(r))
             }
             _ => None,
         });
@@ -336,6 +336,21 @@ impl Parse for BrokenHead {
             placed_in,
         })
     }
+}
+
+/// A name (of a buffer, a region, an in-place source): an identifier, where a raw one
+/// (`r#type`, `r#l`) is the same name as Rust reads it (`type`, `l`), so `r#l` and `l` name
+/// one buffer. Wherever a name is emitted as an identifier it is made valid again
+/// ([`crate::names::field_ident`]).
+pub(crate) fn plain_name(input: ParseStream) -> syn::Result<Ident> {
+    let id: Ident = input.parse()?;
+    Ok(unraw(&id))
+}
+
+/// `id` without its `r#`.
+fn unraw(id: &Ident) -> Ident {
+    use syn::ext::IdentExt;
+    Ident::new(&id.unraw().to_string(), id.span())
 }
 
 pub(crate) mod kw {

@@ -1,13 +1,13 @@
 //! `region NAME: SIZE [, align A] [, memory M | , unsafe section "S"] [, uninit] [, kind K];`
 
 use syn::parse::ParseStream;
-use syn::{Attribute, Ident, LitInt, LitStr, Token};
+use syn::{Attribute, LitInt, LitStr, Token};
 
 use super::size::{parse_size, parse_u64};
 use super::{RegionDecl, kw, parse_colon, unknown_clause};
 
 pub(super) fn parse(input: ParseStream, attrs: Vec<Attribute>) -> syn::Result<RegionDecl> {
-    let name: Ident = input.parse()?;
+    let name = super::plain_name(input)?;
     parse_colon(input, "region", &name)?;
     let size = parse_size(input)?;
     let mut r = RegionDecl {

@@ -1,0 +1,30 @@
+//! The property the front end's fuzz target checks (`fuzz/fuzz_targets/front_end.rs`
+//! includes this file), and the regression test runs over every input the fuzzer once
+//! crashed on (`tests/fuzz_regressions.rs`).
+
+use memplan_lang::{Env, check, emit};
+
+/// On arbitrary text, the front end never panics, overflows the stack or blows up: it
+/// gives a plan that the validator accepts, or errors. The text is the body of a
+/// `memory_plan!` invocation (lexed by proc-macro2 first; text that is not Rust tokens is
+/// skipped). The expansion is generated too, with or without errors.
+pub fn front_end_holds(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(tokens) = text.parse::<proc_macro2::TokenStream>() else {
+        return;
+    };
+    let checked = check(tokens, &Env::default());
+    if let (Some(model), Some(plan)) = (&checked.model, &checked.plan) {
+        assert!(checked.diagnostics.is_empty());
+        let (problem, _) = model.problem();
+        memplan_planner::validate(&problem, plan).expect("every plan the front end gives is valid");
+        let _ = emit::emit(model, Some(plan), None);
+    } else {
+        assert!(checked.plan.is_none());
+        if let Some(model) = &checked.model {
+            let _ = emit::emit(model, None, checked.partial.as_ref());
+        }
+    }
+}

@@ -215,10 +215,9 @@ impl<'a, P: Schedule> MemoryManager<'a, P> {
     {
         self.begin_step(T);
         let spans = self.planned.spans();
-        // SAFETY: the spans belong to this allocator, typed for `P` (checked when it was
-        // built), and `&mut self` lends their bytes to the view, exclusively, for its
-        // lifetime: no other view, live set or reference from this manager can exist
-        // meanwhile (raw pointers from `planned()` are their user's `unsafe` business).
+        // The spans belong to this allocator, typed for `P` (checked when it was built);
+        // raw pointers from `planned()` are their user's `unsafe` business.
+        // SAFETY: `&mut self` lends the spans' bytes to the view alone for its lifetime.
         let view = unsafe { <<P as StepOf<T>>::View<'_> as View<'_>>::open(spans) };
         (view, &mut self.temp)
     }

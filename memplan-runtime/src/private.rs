@@ -90,10 +90,9 @@ pub fn take_zeroed<P: Plan>(
     let manager = manager.take()?;
     for &id in zeroed {
         if let Some(span) = manager.planned().spans().get(id as usize) {
-            // SAFETY: the manager was taken just now, for the only time, and its spans are
-            // the only way to the arenas' bytes (`manager`'s contract), so no reference to
-            // them exists yet; each span is valid for writes of its `len` bytes, through
-            // the arena's `UnsafeCell` (the pointer keeps that provenance).
+            // Taken just now, for the only time; its spans are the only way to the arenas'
+            // bytes (`manager`'s contract), through their `UnsafeCell`.
+            // SAFETY: no reference to these bytes exists yet; the span is writable for `len`.
             unsafe { span.as_ptr().as_ptr().write_bytes(0, span.len()) };
         }
     }

@@ -216,11 +216,9 @@ impl<'v, P: Schedule> Iterator for LiveBuffers<'v, P> {
             }
             // SAFETY: `offset <= len` (checked just above): inside the span or one past it.
             let start = unsafe { span.as_ptr().as_ptr().add(info.offset) };
-            // SAFETY: in bounds (just checked); the schedule's contract makes every buffer
-            // yielded for one step disjoint from the others (an in-place pair is yielded
-            // once), and `new`'s contract lends the bytes to this iterator for `'v`;
-            // planned bytes are initialised (zeroed by start-up code or `take()`, then
-            // written only with plain data).
+            // The schedule's contract makes the buffers of one step disjoint (an in-place
+            // pair is yielded once); planned bytes are initialised (zeroed, then plain data).
+            // SAFETY: in bounds (just checked), and lent to this iterator for `'v` by `new`.
             let bytes = unsafe { core::slice::from_raw_parts_mut(start, info.size) };
             return Some(Live {
                 info,

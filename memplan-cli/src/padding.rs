@@ -169,31 +169,19 @@ mod tests {
         assert_eq!(padding(&[span(0, 10, 0, 1, 16), span(16, 10, 1, 1, 16)]), 6);
     }
 
-    #[test]
-    fn agrees_with_the_definition_on_random_layouts() {
-        let mut x: u64 = 0x1234_5678;
-        let mut next = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
-        for _ in 0..300 {
-            let count = 1 + next(30) as usize;
-            let spans: Vec<Span> = (0..count)
-                .map(|_| {
-                    let align = 1 << next(6);
-                    let first = next(12) as u32;
-                    span(
-                        next(40) * align,
-                        next(70),
-                        first,
-                        first + next(6) as u32,
-                        align,
-                    )
+    proptest::proptest! {
+        #[test]
+        fn agrees_with_the_definition_on_random_layouts(
+            raw in proptest::collection::vec((0..6u32, 0..40u64, 0..70u64, 0..12u32, 0..6u32), 1..31)
+        ) {
+            let spans: Vec<Span> = raw
+                .iter()
+                .map(|&(a, slot, size, first, len)| {
+                    let align = 1 << a;
+                    span(slot * align, size, first, first + len, align)
                 })
                 .collect();
-            assert_eq!(padding(&spans), quadratic(&spans), "{spans:?}");
+            proptest::prop_assert_eq!(padding(&spans), quadratic(&spans), "{:?}", spans);
         }
     }
 }

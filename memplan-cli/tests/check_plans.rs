@@ -4,14 +4,9 @@
 //! here from the rows); misaligned and out-of-bounds offsets are named too.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn memplan(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_memplan"))
-        .args(args)
-        .output()
-        .expect("the memplan binary runs")
-}
+mod common;
+use common::run as memplan;
 
 fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/data/executorch")

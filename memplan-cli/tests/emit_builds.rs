@@ -18,18 +18,8 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn memplan(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
-        .args(args)
-        .output()
-        .expect("the memplan binary runs");
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8")
-}
+mod common;
+use common::stdout as memplan;
 
 /// One case: a module name, the file, the extra arguments, and the same problem's options.
 struct Case {

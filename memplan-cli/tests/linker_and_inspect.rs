@@ -4,7 +4,6 @@
 //! that would be loaded into the device.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use object::write::{Object, StandardSection};
 use object::{Architecture, BinaryFormat, Endianness, SectionKind};
@@ -24,13 +23,8 @@ memplan_runtime::memory_plan! {
 }
 "#;
 
-fn memplan(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_memplan"))
-        .args(args)
-        .env_remove("OUT_DIR")
-        .output()
-        .expect("the memplan binary runs")
-}
+mod common;
+use common::run as memplan;
 
 /// A package `my-fw` in a fresh folder, with `src/lib.rs` holding `source`.
 fn package(test: &str, source: &str) -> PathBuf {

@@ -3,7 +3,6 @@
 //! are valid (a header without rows, a 1-row file, only 0-byte buffers) work.
 
 use std::path::Path;
-use std::process::Command;
 
 /// A file's name, its bytes, and the start of every command's error after `error: FILE:`
 /// (`None`: valid).
@@ -30,12 +29,8 @@ const CASES: &[(&str, &[u8], Option<&str>)] = &[
     ("one_row.json", b"{\"buffers\": [{\"name\": \"a\", \"size\": 0, \"first\": 0, \"last\": 0, \"offset\": 0}]}", None),
 ];
 
-fn run(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_memplan"))
-        .args(args)
-        .output()
-        .expect("the memplan binary runs")
-}
+mod common;
+use common::run;
 
 #[test]
 fn every_command_reports_malformed_input_with_its_place_and_never_panics() {

@@ -7,20 +7,9 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn memplan(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
-        .args(args)
-        .output()
-        .expect("the memplan binary runs");
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+mod common;
+use common::stdout as memplan;
 
 fn tmp(name: &str) -> String {
     Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -89,21 +78,9 @@ fn the_map_has_a_rectangle_and_a_tooltip_per_buffer() {
 #[test]
 fn a_thousand_buffers_stay_inside_their_panel_and_regions_get_panels_of_their_own() {
     // 1000 buffers, one in seven of them empty, in MiniMalloc's format.
-    let mut csv = String::from("id,lower,upper,size\n");
-    for i in 0..1000u64 {
-        let size = if i % 7 == 0 {
-            0
-        } else {
-            16 + (i * 7919) % 4096
-        };
-        csv.push_str(&format!(
-            "{i},{},{},{size}\n",
-            i % 400,
-            i % 400 + 1 + (i * 31) % 50
-        ));
-    }
-    let file = tmp("thousand.csv");
-    std::fs::write(&file, csv).unwrap();
+    let file = common::thousand_buffers("thousand.csv")
+        .display()
+        .to_string();
     let out = tmp("thousand.svg");
     memplan(&["svg", &file, "-o", &out, "--strategy", "best_of"]);
     let svg = std::fs::read_to_string(&out).unwrap();

@@ -6,6 +6,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
+mod common;
+
 use resvg::{tiny_skia, usvg};
 
 fn map(file: &Path, name: &str) -> String {
@@ -67,20 +69,6 @@ fn maps_render_and_have_a_rectangle_per_buffer() {
     let mobilenet = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../examples/data/executorch/mobilenet_v2_greedy.csv");
     check(&map(&mobilenet, "render_mobilenet.svg"), 257);
-    let mut csv = String::from("id,lower,upper,size\n");
-    for i in 0..1000u64 {
-        let size = if i % 7 == 0 {
-            0
-        } else {
-            16 + (i * 7919) % 4096
-        };
-        csv.push_str(&format!(
-            "{i},{},{},{size}\n",
-            i % 400,
-            i % 400 + 1 + (i * 31) % 50
-        ));
-    }
-    let file = Path::new(env!("CARGO_TARGET_TMPDIR")).join("render_thousand.csv");
-    std::fs::write(&file, csv).unwrap();
+    let file = common::thousand_buffers("render_thousand.csv");
     check(&map(&file, "render_thousand.svg"), 1000);
 }

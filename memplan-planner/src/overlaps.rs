@@ -179,26 +179,16 @@ mod tests {
         assert_eq!(got, vec![(0, 2), (1, 2), (3, 5)]);
     }
 
-    #[test]
-    fn agrees_with_every_pair_compared_on_random_layouts() {
-        let mut x: u64 = 0x9E37_79B9;
-        let mut next = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
-        for _ in 0..300 {
-            let count = 1 + next(25) as usize;
-            let extents: Vec<Extent> = (0..count)
-                .map(|_| {
-                    let first = next(10) as u32;
-                    ext(next(60), next(30), first, first + next(5) as u32)
-                })
-                .collect();
+    proptest::proptest! {
+        #[test]
+        fn agrees_with_every_pair_compared_on_random_layouts(
+            raw in proptest::collection::vec((0..60u64, 0..30u64, 0..10u32, 0..5u32), 1..26)
+        ) {
+            let extents: Vec<Extent> =
+                raw.iter().map(|&(o, s, f, l)| ext(o, s, f, f + l)).collect();
             let mut got = overlapping_pairs(&extents);
             got.sort();
-            assert_eq!(got, quadratic(&extents), "{extents:?}");
+            proptest::prop_assert_eq!(got, quadratic(&extents), "{:?}", extents);
         }
     }
 }

@@ -27,12 +27,7 @@ pub(super) fn declare_broken(cx: &mut Lowering<'_>, name: Ident, placed_in: Opti
     cx.model.buffers.push(BufferRecord {
         attrs: Vec::new(),
         type_ident: names::ident(&tname, span),
-        spans: BufferSpans {
-            name: span,
-            size: span.into(),
-            pin: span.into(),
-            in_place: span,
-        },
+        spans: BufferSpans::all_at(span),
         origin: None,
         live_text: String::new(),
         elem: ElemInfo::Bytes,
@@ -67,7 +62,7 @@ pub(super) fn declare(cx: &mut Lowering<'_>, b: BufferDecl) {
         cx.claim(&tname, b.name.span(), format!("buffer `{name}`"))
     };
     let placement = placement_of(cx, b.region.as_ref());
-    let align = b.align.map(|(a, span)| check_align(cx, a, span));
+    let align = b.align.and_then(|(a, span)| check_align(cx, a, span));
     let (size, size_span, elem, min_align) = size_and_element(cx, &b, align);
     let lifetime = lifetime(cx, &name, &b);
     if let Some((None, span)) = b.pin {
@@ -131,9 +126,7 @@ fn size_and_element(
     let elem = match &s.elem {
         Elem::Bytes => ElemInfo::Bytes,
         Elem::Prim { ty, size, .. } => {
-            // An alignment that was itself an error (replaced by 1) adds no second error.
-            if let (Some(a), Some((written, span))) = (align, b.align)
-                && a == written
+            if let (Some(a), Some((_, span))) = (align, b.align)
                 && a < *size
             {
                 cx.diags.at(
@@ -148,14 +141,16 @@ fn size_and_element(
                 size: *size,
             }
         }
-        Elem::User { ty, count, .. } => match b.align {
-            Some((a, _)) => ElemInfo::User {
+        Elem::User { ty, count, .. } => match (align, b.align) {
+            (Some(a), _) => ElemInfo::User {
                 ty: ty.clone(),
                 count: *count,
                 bytes,
                 align: a,
             },
-            None => {
+            // An alignment written but invalid: reported already.
+            (None, Some(_)) => ElemInfo::Bytes,
+            (None, None) => {
                 cx.diags.at(
                     ty.span(),
                     format!(

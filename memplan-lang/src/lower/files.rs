@@ -69,12 +69,7 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl) {
         cx.model.buffers.push(BufferRecord {
             attrs: Vec::new(),
             type_ident: names::ident(&tname, span),
-            spans: BufferSpans {
-                name: span,
-                size: span.into(),
-                pin: span.into(),
-                in_place: span,
-            },
+            spans: BufferSpans::all_at(span),
             origin: Some(format!("{shown}:{line}")),
             live_text: format!("{}..={}", row.first, row.last),
             elem,

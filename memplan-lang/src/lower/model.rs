@@ -133,6 +133,18 @@ pub struct BufferSpans {
     pub in_place: Span,
 }
 
+impl BufferSpans {
+    /// Every error about the buffer at `span` (a buffer known only by one place).
+    pub fn all_at(span: Span) -> BufferSpans {
+        BufferSpans {
+            name: span,
+            size: span.into(),
+            pin: span.into(),
+            in_place: span,
+        }
+    }
+}
+
 /// What a buffer's declaration says beyond the planner's [`Buffer`], for the passes after
 /// the statements.
 #[derive(Clone, Debug, Default)]

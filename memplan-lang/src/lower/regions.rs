@@ -69,7 +69,7 @@ fn declare(cx: &mut Lowering<'_>, r: &RegionDecl) {
     }
     let capacity = size_bytes(cx, &r.size, &format!("region `{name}`"));
     let align = match r.align {
-        Some((a, span)) => check_align(cx, a, span),
+        Some((a, span)) => check_align(cx, a, span).unwrap_or(DEFAULT_REGION_ALIGN),
         None => DEFAULT_REGION_ALIGN,
     };
     if let Some((_, sec)) = &r.section {

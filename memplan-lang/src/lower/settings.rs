@@ -42,7 +42,7 @@ pub(super) fn pool(cx: &mut Lowering<'_>, p: PoolDecl) {
     let bytes = size_bytes(cx, &p.size, &format!("the `{}` pool", p.which));
     let bytes = object_bytes(cx, bytes, p.size.span, &format!("the `{}` pool", p.which));
     let align = match p.align {
-        Some((a, span)) => check_align(cx, a, span),
+        Some((a, span)) => check_align(cx, a, span).unwrap_or(Pool::default().align),
         None => Pool::default().align,
     };
     let pool = Pool {

@@ -45,22 +45,22 @@ pub(super) fn object_bytes(
     bytes
 }
 
-/// An alignment: a power of two up to [`MAX_ALIGN`]; anything else is reported and
-/// replaced by 1.
-pub(super) fn check_align(cx: &mut Lowering<'_>, a: u64, span: Span) -> u64 {
+/// An alignment: a power of two up to [`MAX_ALIGN`]; anything else is reported and then
+/// counts as not written (`None`), so that nothing else is reported about it.
+pub(super) fn check_align(cx: &mut Lowering<'_>, a: u64, span: Span) -> Option<u64> {
     if !a.is_power_of_two() {
         cx.diags
             .at(span, format!("alignment {a} is not a power of two"));
-        return 1;
+        return None;
     }
     if a > MAX_ALIGN {
         cx.diags.at(
             span,
             format!("alignment {a} exceeds the largest supported alignment, {MAX_ALIGN} bytes"),
         );
-        return 1;
+        return None;
     }
-    a
+    Some(a)
 }
 
 /// Where `in REGION` puts a buffer: the region, or, without `in`, anywhere. An unknown

@@ -92,7 +92,7 @@ pub enum Elem {
     },
 }
 
-/// `region NAME: SIZE [, align A] [, section "S"] [, kind K];`
+/// `region NAME: SIZE [, align A] [, memory M | , unsafe section "S"] [, uninit] [, kind K];`
 pub struct RegionDecl {
     /// Doc comments.
     pub attrs: Vec<Attribute>,

@@ -133,15 +133,23 @@ fn crowded(max_items: usize, steps: u32) -> impl Strategy<Value = Instance> {
     })
 }
 
-/// A deterministic shuffle of `0..n`.
-fn shuffled(n: usize, seed: u64) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..n).collect();
+/// A deterministic generator (xorshift64) from `seed`: each call, a number below `m`.
+fn numbers(seed: u64) -> impl FnMut(u64) -> u64 {
     let mut s = seed | 1;
-    for i in (1..order.len()).rev() {
+    move |m| {
         s ^= s << 13;
         s ^= s >> 7;
         s ^= s << 17;
-        order.swap(i, (s % (i as u64 + 1)) as usize);
+        s % m
+    }
+}
+
+/// A deterministic shuffle of `0..n`.
+fn shuffled(n: usize, seed: u64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut next = numbers(seed);
+    for i in (1..order.len()).rev() {
+        order.swap(i, next(i as u64 + 1) as usize);
     }
     order
 }
@@ -233,13 +241,7 @@ fn executorch_plans_match_the_reference() {
 #[test]
 fn a_long_random_instance_matches_the_reference() {
     // 3,000 items over 2,000 steps: enough overlap for long conflict lists.
-    let mut s = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = |m: u64| {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s % m
-    };
+    let mut next = numbers(0x2545_F491_4F6C_DD1D);
     let items = (0..3000)
         .map(|_| {
             let first = next(2000) as u32;
@@ -266,13 +268,7 @@ fn shape(
     seed: u64,
     lifetime: impl Fn(usize, &mut dyn FnMut(u64) -> u64) -> (u32, u32),
 ) -> Instance {
-    let mut s = seed | 1;
-    let mut next = |m: u64| {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s % m
-    };
+    let mut next = numbers(seed);
     let mut items: Vec<Item> = (0..n)
         .map(|i| {
             let (first, last) = lifetime(i, &mut next);

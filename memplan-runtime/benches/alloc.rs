@@ -111,10 +111,10 @@ fn raw<T>(h: &HierarchicalAllocator<'_, Bench>, id: usize, offset: usize) -> Non
 
 fn typed(c: &mut Criterion) {
     #[repr(align(16))]
-    struct Mem<const N: usize>([MaybeUninit<u8>; N]);
-    let mut sram = Box::new(Mem([MaybeUninit::<u8>::uninit(); 4096]));
-    let mut dtcm = Box::new(Mem([MaybeUninit::<u8>::uninit(); 1024]));
-    let mut spans = [Span::new(&mut sram.0), Span::new(&mut dtcm.0)];
+    struct Mem<const N: usize>([u8; N]);
+    let mut sram = Box::new(Mem([0u8; 4096]));
+    let mut dtcm = Box::new(Mem([0u8; 1024]));
+    let mut spans = [Span::from_bytes(&mut sram.0), Span::from_bytes(&mut dtcm.0)];
     let planned = HierarchicalAllocator::<Bench>::with_plan(&mut spans).unwrap();
 
     let mut group = c.benchmark_group("lookup");

@@ -89,6 +89,12 @@ pub enum PlanMismatch {
     RegionSize,
     /// A span's base address is less aligned than its region.
     RegionAlign,
+    /// A span's bytes are not of its region's kind: `needed` is 1 for a region whose
+    /// views are plain data (it needs a span over initialised bytes,
+    /// [`Span::from_bytes`](crate::Span::from_bytes)) and 0 for a region that says
+    /// `uninit` (it needs a span that may be uninitialised, [`Span::new`](crate::Span::new));
+    /// `available` is 1 when the span's bytes are initialised, 0 when they may not be.
+    RegionInit,
 }
 
 impl Error {
@@ -179,6 +185,14 @@ impl fmt::Display for Error {
                 PlanMismatch::RegionAlign => write!(
                     f,
                     "memplan: memory id {memory_id} needs alignment {needed}, its span's base is aligned to {available}"
+                ),
+                PlanMismatch::RegionInit if needed == 1 => write!(
+                    f,
+                    "memplan: memory id {memory_id} is a region of initialised bytes, its span's bytes may be uninitialised (a region over `MaybeUninit` memory must say `uninit`)"
+                ),
+                PlanMismatch::RegionInit => write!(
+                    f,
+                    "memplan: memory id {memory_id} says `uninit`, its span is over initialised bytes that must stay initialised (use a span over `MaybeUninit` memory)"
                 ),
             },
         }

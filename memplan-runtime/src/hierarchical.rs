@@ -15,13 +15,25 @@ use crate::plan::{MemoryId, Plan, PlannedBuffer, RegionInfo, Untyped, check_buff
 /// exclusively borrowed for `'a` (ExecuTorch's `Span<uint8_t>`).
 ///
 /// A `Span` is neither `Copy` nor `Clone`, so two allocators can never be built over the
-/// same bytes by safe code. Through `&Span` only the address and length can be read, which
+/// same bytes by safe code.
+///
+/// A span knows whether its bytes are initialised: [`Span::new`] (over
+/// `&mut [MaybeUninit<u8>]`) says they may not be, [`Span::from_bytes`] (over `&mut [u8]`)
+/// says they are and must stay so. A typed allocator
+/// ([`HierarchicalAllocator::with_plan`]) takes the first kind only for a region that says
+/// `uninit` (whose safe views are `MaybeUninit`) and the second only for the others (whose
+/// views are plain data): so no safe view reads uninitialised bytes, and none can write
+/// `MaybeUninit::uninit()` into bytes the caller reads as `u8` afterwards. Through `&Span` only the address and length can be read, which
 /// is why it is `Sync` (the arena tables generated code keeps in statics need that).
 pub struct Span<'a> {
     ptr: NonNull<u8>,
     len: usize,
     /// An alignment the base address is known (by construction) to have; 1 when unknown.
     align: usize,
+    /// Whether the bytes are initialised and must stay so: a span from `&mut [u8]`, or a
+    /// zeroed arena. A typed allocator serves a region that says `uninit` only from a span
+    /// without it, and every other region only from a span with it (see `check_spans`).
+    init: bool,
     _buffer: PhantomData<&'a mut [MaybeUninit<u8>]>,
 }
 
@@ -37,6 +49,9 @@ static_assertions::assert_not_impl_any!(Span<'static>: Copy, Clone);
 
 impl<'a> Span<'a> {
     /// A span over `buffer`, borrowed exclusively for `'a`.
+    ///
+    /// Its bytes may be uninitialised: a typed allocator takes it only for a region that
+    /// says `uninit` (see the type's docs).
     pub const fn new(buffer: &'a mut [MaybeUninit<u8>]) -> Self {
         let len = buffer.len();
         let ptr = buffer.as_mut_ptr().cast::<u8>();
@@ -46,20 +61,25 @@ impl<'a> Span<'a> {
         unsafe { Self::from_raw_parts(ptr, len) }
     }
 
-    /// A span over an initialized byte buffer.
+    /// A span over an initialised byte buffer, which stays initialised: a typed allocator
+    /// takes it only for a region that does not say `uninit` (whose views are plain data,
+    /// so every write through them leaves the bytes initialised).
     ///
-    /// The allocator only hands out raw pointers into it; code that writes through them
-    /// must leave bytes initialized if `buffer` is read as `u8` after `'a`.
+    /// The allocator also hands out raw pointers into it; `unsafe` code that writes
+    /// through them must leave the bytes initialised, as `buffer` is read as `u8` after `'a`.
     pub const fn from_bytes(buffer: &'a mut [u8]) -> Self {
         let len = buffer.len();
         let ptr = buffer.as_mut_ptr();
         // SAFETY: a slice's data pointer is never null.
         let ptr = unsafe { NonNull::new_unchecked(ptr) };
-        // SAFETY: the exclusive borrow makes the `len` bytes at `ptr` ours for `'a`.
-        unsafe { Self::from_raw_parts(ptr, len) }
+        // SAFETY: the exclusive borrow makes the `len` initialised bytes at `ptr` ours for
+        // `'a`.
+        let span = unsafe { Self::from_raw_parts(ptr, len) };
+        Span { init: true, ..span }
     }
 
-    /// A span over `len` bytes at `ptr` (memory from a linker section).
+    /// A span over `len` bytes at `ptr` (memory from a linker section), which may be
+    /// uninitialised (as [`Span::new`]'s).
     ///
     /// # Safety
     ///
@@ -71,29 +91,41 @@ impl<'a> Span<'a> {
             ptr,
             len,
             align: 1,
+            init: false,
             _buffer: PhantomData,
         }
     }
 
     /// A span over a static arena of generated code, for a `static` table of spans (one
-    /// `Span::from_arena(&ARENA0)` per region). The span knows the arena's alignment
-    /// from its type, so a typed allocator checks it at compile time.
+    /// `Span::from_arena(&ARENA0, init)` per region). The span knows the arena's alignment
+    /// from its type, so a typed allocator checks it at compile time. `init`: the arena's
+    /// bytes are initialised when the allocator is first used (a `.bss` arena, or one
+    /// that `take()` zeroes), so the span serves a region that does not say `uninit`.
     ///
     /// # Safety
     ///
     /// This span must be the only way to the arena's bytes: one span per arena, used by
     /// one allocator, which generated code hands out once (through
-    /// [`TakeOnce`](crate::TakeOnce)).
+    /// [`TakeOnce`](crate::TakeOnce)); with `init`, the arena's bytes are initialised
+    /// before anything reads them.
     #[doc(hidden)]
     pub const unsafe fn from_arena<const N: usize, A: Alignment>(
         arena: &'static Arena<N, A>,
+        init: bool,
     ) -> Span<'static> {
         Span {
             ptr: arena.base(),
             len: N,
             align: A::ALIGN,
+            init,
             _buffer: PhantomData,
         }
+    }
+
+    /// Whether the span's bytes are initialised and must stay so (see the type's docs).
+    #[inline]
+    pub const fn is_init(&self) -> bool {
+        self.init
     }
 
     /// Length in bytes.
@@ -177,8 +209,9 @@ impl fmt::Debug for Span<'_> {
 pub struct HierarchicalAllocator<'a, P: Plan = Untyped> {
     /// Invariant: `spans.len() >= P::REGIONS`, and for every memory id
     /// `i < min(P::REGIONS, P::REGION_INFO.len())`, `spans[i]` is at least
-    /// `P::REGION_INFO[i].size` bytes long and its base is aligned to
-    /// `P::REGION_INFO[i].align`.
+    /// `P::REGION_INFO[i].size` bytes long, its base is aligned to
+    /// `P::REGION_INFO[i].align`, and its bytes are initialised exactly when the region
+    /// does not say `uninit` (`spans[i].init == !P::REGION_INFO[i].uninit`).
     spans: &'a [Span<'a>],
     /// Invariant in `P` (`fn(P) -> P`): an allocator for one plan type is never one for
     /// another, even a subtype (`for<'x> fn(&'x u8)` and `fn(&'static u8)` in a plan type).
@@ -217,7 +250,10 @@ impl<'a, P: Plan> HierarchicalAllocator<'a, P> {
     /// # Errors
     ///
     /// [`Error::PlanMismatch`] if the number of spans is not `P::REGIONS`, or a span is
-    /// shorter than its region's planned bytes, or its base less aligned than the region.
+    /// shorter than its region's planned bytes, or its base less aligned than the region,
+    /// or its bytes are not of the region's kind: a region that says `uninit` takes only a
+    /// span that may be uninitialised ([`Span::new`]), any other region only one over
+    /// initialised bytes ([`Span::from_bytes`]).
     pub fn with_plan<'s: 'a>(spans: &'a mut [Span<'s>]) -> Result<Self, Error> {
         check_spans::<P>(spans, false)?;
         check_span_addresses::<P>(spans)?;
@@ -300,7 +336,6 @@ impl<'a, P: Plan> HierarchicalAllocator<'a, P> {
     /// in a region in `.bss` starts zeroed.
     ///
     /// ```
-    /// # use core::mem::MaybeUninit;
     /// # use memplan_runtime::{HierarchicalAllocator, MemoryId, Plan, PlannedBuffer, RegionInfo, RegionKind, Span};
     /// # pub enum Kws {}
     /// # impl Plan for Kws {
@@ -334,9 +369,9 @@ impl<'a, P: Plan> HierarchicalAllocator<'a, P> {
     /// #     };
     /// # }
     /// # #[repr(align(16))]
-    /// # struct Mem([MaybeUninit<u8>; 1024]);
-    /// # let mut mem = Mem([MaybeUninit::uninit(); 1024]);
-    /// # let mut spans = [Span::new(&mut mem.0)];
+    /// # struct Mem([u8; 1024]);
+    /// # let mut mem = Mem([0; 1024]);
+    /// # let mut spans = [Span::from_bytes(&mut mem.0)];
     /// # let planned = HierarchicalAllocator::<Kws>::with_plan(&mut spans).unwrap();
     /// // `conv1: [f32; 128] in sram` at offset 256, as `memory_plan!` would generate it.
     /// buffer!(Conv1 in Sram, f32, 256, 512);
@@ -350,7 +385,6 @@ impl<'a, P: Plan> HierarchicalAllocator<'a, P> {
     /// A buffer of another plan is a type error:
     ///
     /// ```compile_fail,E0271
-    /// # use core::mem::MaybeUninit;
     /// # use memplan_runtime::{HierarchicalAllocator, MemoryId, Plan, PlannedBuffer, RegionInfo, RegionKind, Span};
     /// # pub enum Kws {}
     /// # impl Plan for Kws {
@@ -384,9 +418,9 @@ impl<'a, P: Plan> HierarchicalAllocator<'a, P> {
     /// #     };
     /// # }
     /// # #[repr(align(16))]
-    /// # struct Mem([MaybeUninit<u8>; 1024]);
-    /// # let mut mem = Mem([MaybeUninit::uninit(); 1024]);
-    /// # let mut spans = [Span::new(&mut mem.0)];
+    /// # struct Mem([u8; 1024]);
+    /// # let mut mem = Mem([0; 1024]);
+    /// # let mut spans = [Span::from_bytes(&mut mem.0)];
     /// # let planned = HierarchicalAllocator::<Kws>::with_plan(&mut spans).unwrap();
     /// pub enum Other {}
     /// impl Plan for Other {
@@ -410,7 +444,6 @@ impl<'a, P: Plan> HierarchicalAllocator<'a, P> {
     /// assertion), without wraparound:
     ///
     /// ```compile_fail,E0080
-    /// # use core::mem::MaybeUninit;
     /// # use memplan_runtime::{HierarchicalAllocator, MemoryId, Plan, PlannedBuffer, RegionInfo, RegionKind, Span};
     /// # pub enum Kws {}
     /// # impl Plan for Kws {
@@ -444,16 +477,15 @@ impl<'a, P: Plan> HierarchicalAllocator<'a, P> {
     /// #     };
     /// # }
     /// # #[repr(align(16))]
-    /// # struct Mem([MaybeUninit<u8>; 1024]);
-    /// # let mut mem = Mem([MaybeUninit::uninit(); 1024]);
-    /// # let mut spans = [Span::new(&mut mem.0)];
+    /// # struct Mem([u8; 1024]);
+    /// # let mut mem = Mem([0; 1024]);
+    /// # let mut spans = [Span::from_bytes(&mut mem.0)];
     /// # let planned = HierarchicalAllocator::<Kws>::with_plan(&mut spans).unwrap();
     /// buffer!(Past in Sram, u8, 768, 512); // 768 + 512 > 1024
     /// let _ = planned.buffer::<Past>();
     /// ```
     ///
     /// ```compile_fail,E0080
-    /// # use core::mem::MaybeUninit;
     /// # use memplan_runtime::{HierarchicalAllocator, MemoryId, Plan, PlannedBuffer, RegionInfo, RegionKind, Span};
     /// # pub enum Kws {}
     /// # impl Plan for Kws {
@@ -487,9 +519,9 @@ impl<'a, P: Plan> HierarchicalAllocator<'a, P> {
     /// #     };
     /// # }
     /// # #[repr(align(16))]
-    /// # struct Mem([MaybeUninit<u8>; 1024]);
-    /// # let mut mem = Mem([MaybeUninit::uninit(); 1024]);
-    /// # let mut spans = [Span::new(&mut mem.0)];
+    /// # struct Mem([u8; 1024]);
+    /// # let mut mem = Mem([0; 1024]);
+    /// # let mut spans = [Span::from_bytes(&mut mem.0)];
     /// # let planned = HierarchicalAllocator::<Kws>::with_plan(&mut spans).unwrap();
     /// buffer!(Wraps in Sram, u8, 16, usize::MAX - 8); // 16 + (MAX - 8) wraps to 7
     /// let _ = planned.buffer::<Wraps>();
@@ -589,6 +621,14 @@ const fn check_spans<P: Plan>(spans: &[Span<'_>], known_align: bool) -> Result<(
                 needed: info[i].size,
                 available: span.len,
                 what: PlanMismatch::RegionSize,
+            });
+        }
+        if span.init == info[i].uninit {
+            return Err(Error::PlanMismatch {
+                memory_id: i as u32,
+                needed: !info[i].uninit as usize,
+                available: span.init as usize,
+                what: PlanMismatch::RegionInit,
             });
         }
         if known_align && span.align < info[i].align {

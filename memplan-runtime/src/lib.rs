@@ -149,7 +149,7 @@ pub use error::{Error, PlanMismatch};
 pub use hierarchical::{HierarchicalAllocator, Span};
 pub use manager::{MemoryManager, Parts};
 pub use plan::{BufferInfo, MemoryId, Plan, PlannedBuffer, RegionInfo, RegionKind, Untyped};
-pub use steps::{InPlace, Live, LiveBuffers, Schedule, StepOf, View};
+pub use steps::{InPlace, Live, LiveBuffers, LiveBytes, Schedule, StepOf, View};
 pub use take_once::TakeOnce;
 
 #[cfg(feature = "macros")]

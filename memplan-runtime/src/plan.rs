@@ -109,6 +109,12 @@ pub struct RegionInfo {
     pub align: usize,
     /// Region kind.
     pub kind: RegionKind,
+    /// The region says `uninit`: its bytes are not zeroed before use, so they may be
+    /// uninitialised until written, and every safe view of them is `MaybeUninit`. A
+    /// typed allocator accepts for such a region only a span over `MaybeUninit` memory
+    /// ([`Span::new`](crate::Span::new)), and for any other region only a span over
+    /// initialised bytes ([`Span::from_bytes`](crate::Span::from_bytes)).
+    pub uninit: bool,
 }
 
 impl RegionInfo {
@@ -128,7 +134,14 @@ impl RegionInfo {
             capacity,
             align,
             kind,
+            uninit: false,
         }
+    }
+
+    /// The same row, for a region that says `uninit` (see [`RegionInfo::uninit`]).
+    pub const fn uninit(mut self) -> Self {
+        self.uninit = true;
+        self
     }
 }
 

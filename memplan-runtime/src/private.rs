@@ -3,7 +3,7 @@
 pub use crate::arena::{Align, Alignment, Arena, ArenaStorage, MAX_ALIGN, archetypes};
 pub use crate::hierarchical::Span as ArenaSpan;
 pub use crate::plan::{BufferInfo, MemoryId, Plan, PlannedBuffer, RegionInfo, RegionKind};
-pub use crate::steps::{CANARY_BYTES, field, field_uninit, in_place};
+pub use crate::steps::{CANARY_BYTES, field, field_uninit, in_place, in_place_uninit};
 pub use crate::take_once::TakeOnce;
 pub use crate::{Error, HierarchicalAllocator, MemoryAllocator, MemoryManager};
 
@@ -32,7 +32,7 @@ use crate::arena::storage_base;
 /// static TEMP: Arena<256, Align<16>> = Arena::new();
 /// // SAFETY: the arenas are used by these spans only.
 /// static SPANS: [ArenaSpan<'static>; 2] =
-///     unsafe { [ArenaSpan::from_arena(&ARENA0), ArenaSpan::from_arena(&ARENA1)] };
+///     unsafe { [ArenaSpan::from_arena(&ARENA0, true), ArenaSpan::from_arena(&ARENA1, true)] };
 /// // SAFETY: the pools and spans serve this one manager, handed out once by `TakeOnce`.
 /// static MANAGER: TakeOnce<MemoryManager<'static, Kws>> = TakeOnce::new(unsafe {
 ///     __private::manager::<Kws, _, _, _>(&CONSTANT, &SPANS, &RUNTIME, &TEMP)

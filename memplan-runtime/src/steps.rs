@@ -27,8 +27,9 @@
 //!   check and no copy (`.ci/runtime-checks.sh` checks the instructions).
 //!
 //! Code that walks any plan (the main job walks six models of hundreds of steps) uses
-//! [`MemoryManager::live_at`](crate::MemoryManager::live_at), which yields the buffers live at a step as byte slices, for
-//! the same reason sound.
+//! [`MemoryManager::live_at`](crate::MemoryManager::live_at), which yields the buffers live
+//! at a step with their bytes ([`LiveBytes`]: initialised, or `MaybeUninit` in a region that
+//! says `uninit`), for the same reason sound.
 //!
 //! With the feature `debug-canary`, opening a step poisons the bytes of the buffers that
 //! start there and checks a canary after each buffer when it ends (the macro then plans
@@ -90,12 +91,31 @@ pub unsafe trait View<'v>: Sized {
 
 /// Step `T` of a plan: which [`View`] holds the buffers live at `T`. `memory_plan!`
 /// implements it for every step of a plan (see its documentation for the limits).
+///
+/// # Safety
+///
+/// The view chosen must be one generated for this plan's step `T`: its [`View::open`]
+/// reads this plan's spans, and a view of another plan (or another step) would give
+/// references outside the bytes lent or to buffers not live at `T`. Only `memory_plan!`
+/// implements it; safe code cannot choose another plan's view for a plan:
+///
+/// ```compile_fail,E0200
+/// use memplan_runtime::{StepOf, memory_plan};
+///
+/// memory_plan! { mod small { region r: 64 bytes; buffer a: 64 bytes in r, live 0..=0; } }
+/// memory_plan! { mod big { region r: 4 KiB; buffer b: 4 KiB in r, live 0..=0; } }
+///
+/// // error[E0200]: the trait `StepOf<7>` requires an `unsafe impl` declaration
+/// impl StepOf<7> for small::Plan {
+///     type View<'v> = big::AtStep0<'v>;
+/// }
+/// ```
 #[diagnostic::on_unimplemented(
     message = "the plan has no step {T}",
     label = "no buffer of this plan is live at step {T}",
     note = "a plan's steps run from 0 to the last step of its buffers (a very long plan has no step views: walk its steps with `live_at`)"
 )]
-pub trait StepOf<const T: u32>: Schedule {
+pub unsafe trait StepOf<const T: u32>: Schedule {
     /// The view of step `T`.
     type View<'v>: View<'v>;
 }
@@ -156,20 +176,83 @@ impl<I, O> core::fmt::Debug for InPlace<'_, I, O> {
     }
 }
 
-/// One buffer live at a step, from [`MemoryManager::live_at`](crate::MemoryManager::live_at)(crate::MemoryManager::live_at).
+/// One buffer live at a step, from [`MemoryManager::live_at`](crate::MemoryManager::live_at).
 #[derive(Debug)]
 pub struct Live<'v> {
     /// The buffer.
     pub info: &'static BufferInfo,
-    /// Its bytes.
-    pub bytes: &'v mut [u8],
+    /// Its bytes: initialised for a buffer of a zeroed region, `MaybeUninit` for one of a
+    /// region that says `uninit`.
+    pub bytes: LiveBytes<'v>,
     /// At an in-place handover step: the buffer whose bytes this one takes over, live at
     /// this step too. Its bytes begin where `bytes` begin (it is not yielded on its own).
     pub handover_from: Option<&'static BufferInfo>,
 }
 
+/// The bytes of a [`Live`] buffer, typed by its region: a region whose bytes are zeroed
+/// before use gives initialised bytes; a region that says `uninit` gives bytes that may be
+/// uninitialised, which safe code can write but not read.
+#[derive(Debug)]
+pub enum LiveBytes<'v> {
+    /// A buffer of a zeroed region: its bytes, initialised (plain data reads them as
+    /// whatever was written last, zeros at first).
+    Init(&'v mut [u8]),
+    /// A buffer of a region that says `uninit`: its bytes, perhaps uninitialised.
+    Uninit(&'v mut [MaybeUninit<u8>]),
+}
+
+impl<'v> LiveBytes<'v> {
+    /// The initialised bytes, for the whole of `'v`; `None` for a buffer of a region that
+    /// says `uninit`.
+    pub fn into_init(self) -> Option<&'v mut [u8]> {
+        match self {
+            LiveBytes::Init(b) => Some(b),
+            LiveBytes::Uninit(_) => None,
+        }
+    }
+
+    /// The buffer's length in bytes.
+    pub fn len(&self) -> usize {
+        match self {
+            LiveBytes::Init(b) => b.len(),
+            LiveBytes::Uninit(b) => b.len(),
+        }
+    }
+
+    /// Whether the buffer has no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The initialised bytes; `None` for a buffer of a region that says `uninit`.
+    pub fn init(&mut self) -> Option<&mut [u8]> {
+        match self {
+            LiveBytes::Init(b) => Some(b),
+            LiveBytes::Uninit(_) => None,
+        }
+    }
+
+    /// Writes `byte` to every byte of the buffer (either kind) and returns the bytes,
+    /// initialised.
+    pub fn fill(&mut self, byte: u8) -> &mut [u8] {
+        match self {
+            LiveBytes::Init(b) => {
+                b.fill(byte);
+                b
+            }
+            LiveBytes::Uninit(b) => {
+                b.fill(MaybeUninit::new(byte));
+                // SAFETY: every byte was written just above, and `MaybeUninit<u8>` has the
+                // layout of `u8`; the slice borrows `self`, so no `MaybeUninit` write can
+                // de-initialise it while it is alive.
+                unsafe { &mut *(core::ptr::from_mut::<[MaybeUninit<u8>]>(b) as *mut [u8]) }
+            }
+        }
+    }
+}
+
 /// The buffers live at one step, each once (an in-place pair at its handover step as one
-/// [`Live`]); from [`MemoryManager::live_at`](crate::MemoryManager::live_at)(crate::MemoryManager::live_at).
+/// [`Live`]); from [`MemoryManager::live_at`](crate::MemoryManager::live_at).
 pub struct LiveBuffers<'v, P: Schedule> {
     step: u32,
     next: usize,
@@ -217,9 +300,18 @@ impl<'v, P: Schedule> Iterator for LiveBuffers<'v, P> {
             // SAFETY: `offset <= len` (checked just above): inside the span or one past it.
             let start = unsafe { span.as_ptr().as_ptr().add(info.offset) };
             // The schedule's contract makes the buffers of one step disjoint (an in-place
-            // pair is yielded once); planned bytes are initialised (zeroed, then plain data).
-            // SAFETY: in bounds (just checked), and lent to this iterator for `'v` by `new`.
-            let bytes = unsafe { core::slice::from_raw_parts_mut(start, info.size) };
+            // pair is yielded once); a span over initialised bytes keeps them initialised
+            // (only plain data is written through it), any other is read as `MaybeUninit`.
+            let bytes = if span.is_init() {
+                // SAFETY: in bounds (just checked), initialised (the span's kind), and lent
+                // to this iterator for `'v` by `new`.
+                LiveBytes::Init(unsafe { core::slice::from_raw_parts_mut(start, info.size) })
+            } else {
+                // SAFETY: in bounds, lent for `'v`; `MaybeUninit` asks nothing of the bytes.
+                LiveBytes::Uninit(unsafe {
+                    core::slice::from_raw_parts_mut(start.cast::<MaybeUninit<u8>>(), info.size)
+                })
+            };
             return Some(Live {
                 info,
                 bytes,
@@ -230,7 +322,8 @@ impl<'v, P: Schedule> Iterator for LiveBuffers<'v, P> {
     }
 }
 
-/// Buffer `B`'s bytes as `&mut [B::Elem; N]`, for a generated view.
+/// Buffer `B`'s bytes as `&mut [B::Elem; N]`, for a generated view of a region that does
+/// not say `uninit` (a build error for one that does).
 ///
 /// # Safety
 ///
@@ -245,15 +338,28 @@ where
     B: crate::PlannedBuffer,
     B::Region: crate::MemoryId<Plan = P>,
 {
+    const { assert_region_kind::<P, B>(false) };
     // SAFETY: `spans` are typed for `P` (the caller's contract).
     let mut array = unsafe { array::<P, B, B::Elem, N>(spans) };
-    // SAFETY: `array` checked bounds and alignment at compile time; the bytes are
-    // initialised and every bit pattern is a valid `B::Elem`; lent to us for `'v`.
+    // SAFETY: `array` checked bounds and alignment at compile time; the region does not
+    // say `uninit` (checked above), so its span's bytes are initialised (the allocator's
+    // invariant) and every bit pattern is a valid `B::Elem`; lent to us for `'v`.
     unsafe { array.as_mut() }
 }
 
+/// Compile-time check that `B`'s region says `uninit` exactly when `uninit`: plain-data
+/// views only over initialised regions, `MaybeUninit` views only over `uninit` ones (a
+/// `MaybeUninit` view of initialised bytes would let safe code de-initialise them).
+const fn assert_region_kind<P: Plan, B: crate::PlannedBuffer>(uninit: bool) {
+    let id = <B::Region as crate::MemoryId>::ID as usize;
+    assert!(
+        id < P::REGION_INFO.len() && P::REGION_INFO[id].uninit == uninit,
+        "memplan: a view's element type does not match its region's `uninit`"
+    );
+}
+
 /// Buffer `B`'s bytes as `&mut [MaybeUninit<B::Elem>; N]`, for a view of a region that
-/// says `uninit`.
+/// says `uninit` (a build error for any other region).
 ///
 /// # Safety
 ///
@@ -268,6 +374,7 @@ where
     B: crate::PlannedBuffer,
     B::Region: crate::MemoryId<Plan = P>,
 {
+    const { assert_region_kind::<P, B>(true) };
     // SAFETY: `spans` are typed for `P` (the caller's contract).
     let mut array = unsafe { array::<P, B, MaybeUninit<B::Elem>, N>(spans) };
     // SAFETY: in bounds and aligned (checked by `array`); `MaybeUninit` asks nothing of the
@@ -294,19 +401,62 @@ where
     BOut::Region: crate::MemoryId<Plan = P>,
 {
     const {
-        assert!(
-            <BIn::Region as crate::MemoryId>::ID == <BOut::Region as crate::MemoryId>::ID
-                && BIn::OFFSET == BOut::OFFSET,
-            "memplan: an in-place pair shares its source's region and offset"
-        );
+        assert_pair::<BIn, BOut>();
+        assert_region_kind::<P, BIn>(false);
     }
     // SAFETY: `array` checks each buffer's bounds and alignment; they start at the same
     // address (checked above), and the caller lends the bytes for `'v`.
     let _ = unsafe { array::<P, BOut, BOut::Elem, NO>(spans) };
     // SAFETY: as above.
     let base = unsafe { array::<P, BIn, BIn::Elem, NI>(spans) };
-    // SAFETY: valid, aligned and initialised for both arrays (each checked by `array`).
+    // SAFETY: valid and aligned for both arrays (each checked by `array`), initialised (the
+    // region does not say `uninit`, checked above) and plain data for both.
     unsafe { InPlace::new(base.cast::<u8>()) }
+}
+
+/// The `InPlace` of a pair in a region that says `uninit`: both sides `MaybeUninit`.
+type UninitPair<'v, I, O, const NI: usize, const NO: usize> =
+    InPlace<'v, [MaybeUninit<I>; NI], [MaybeUninit<O>; NO]>;
+
+/// An in-place pair `BIn` -> `BOut` of a region that says `uninit`, at its handover step:
+/// both sides `MaybeUninit` (a build error for any other region).
+///
+/// # Safety
+///
+/// As [`in_place`].
+#[doc(hidden)]
+#[inline(always)]
+pub unsafe fn in_place_uninit<'v, P, BIn, BOut, const NI: usize, const NO: usize>(
+    spans: &[Span<'_>],
+) -> UninitPair<'v, BIn::Elem, BOut::Elem, NI, NO>
+where
+    P: Plan,
+    BIn: crate::PlannedBuffer,
+    BOut: crate::PlannedBuffer,
+    BIn::Region: crate::MemoryId<Plan = P>,
+    BOut::Region: crate::MemoryId<Plan = P>,
+{
+    const {
+        assert_pair::<BIn, BOut>();
+        assert_region_kind::<P, BIn>(true);
+    }
+    // SAFETY: `array` checks each buffer's bounds and alignment; they start at the same
+    // address (checked above), and the caller lends the bytes for `'v`.
+    let _ = unsafe { array::<P, BOut, MaybeUninit<BOut::Elem>, NO>(spans) };
+    // SAFETY: as above.
+    let base = unsafe { array::<P, BIn, MaybeUninit<BIn::Elem>, NI>(spans) };
+    // SAFETY: valid and aligned for both arrays (each checked by `array`); `MaybeUninit`
+    // asks nothing of the bytes.
+    unsafe { InPlace::new(base.cast::<u8>()) }
+}
+
+/// Compile-time check that an in-place pair shares its source's region and offset.
+const fn assert_pair<BIn: crate::PlannedBuffer, BOut: crate::PlannedBuffer>() {
+    assert!(
+        <BIn::Region as crate::MemoryId>::ID == <BOut::Region as crate::MemoryId>::ID
+            && BIn::OFFSET == BOut::OFFSET,
+        "memplan: an in-place pair shares its source's region and offset"
+    );
 }
 
 /// `B`'s first `N` elements of type `E` (`B::Elem` or `MaybeUninit<B::Elem>`), checked at

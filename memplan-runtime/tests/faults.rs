@@ -24,6 +24,19 @@ impl<const N: usize> Aligned<N> {
     }
 }
 
+/// Initialised bytes, aligned to 64: a span over them serves a region without `uninit`.
+#[repr(align(64))]
+struct AlignedBytes<const N: usize>([u8; N]);
+
+impl<const N: usize> AlignedBytes<N> {
+    fn new() -> Self {
+        AlignedBytes([0; N])
+    }
+    fn addr(&self) -> usize {
+        self.0.as_ptr().addr()
+    }
+}
+
 fn addr(p: NonNull<u8>) -> usize {
     p.as_ptr().addr()
 }
@@ -339,7 +352,7 @@ fn bl11_manager_taken_once_owns_its_arenas() {
     static SRAM: Arena<128, Align<16>> = Arena::new();
     static NONE: Arena<0, Align<1>> = Arena::new();
     // SAFETY: one span over SRAM, used by MANAGER only.
-    static SPANS: [ArenaSpan<'static>; 1] = unsafe { [ArenaSpan::from_arena(&SRAM)] };
+    static SPANS: [ArenaSpan<'static>; 1] = unsafe { [ArenaSpan::from_arena(&SRAM, true)] };
     static MANAGER: TakeOnce<MemoryManager<'static, P>> =
         // SAFETY: these arenas are used by this manager only.
         TakeOnce::new(unsafe { __private::manager::<P, _, _, _>(&NONE, &SPANS, &NONE, &NONE) });
@@ -431,10 +444,10 @@ impl PlannedBuffer for B {
 
 #[test]
 fn typed_allocator_rejects_spans_that_do_not_match_the_plan() {
-    let mut sram = Aligned::<1024>::new();
-    let mut dtcm = Aligned::<80>::new();
+    let mut sram = AlignedBytes::<1024>::new();
+    let mut dtcm = AlignedBytes::<80>::new();
     {
-        let mut one = [Span::new(&mut sram.0)];
+        let mut one = [Span::from_bytes(&mut sram.0)];
         assert_eq!(
             HierarchicalAllocator::<Two>::with_plan(&mut one).unwrap_err(),
             Error::PlanMismatch {
@@ -447,7 +460,10 @@ fn typed_allocator_rejects_spans_that_do_not_match_the_plan() {
     }
     {
         // BL-01 again: a span one byte short of the plan is refused.
-        let mut short = [Span::new(&mut sram.0[..1023]), Span::new(&mut dtcm.0[..64])];
+        let mut short = [
+            Span::from_bytes(&mut sram.0[..1023]),
+            Span::from_bytes(&mut dtcm.0[..64]),
+        ];
         assert_eq!(
             HierarchicalAllocator::<Two>::with_plan(&mut short).unwrap_err(),
             Error::PlanMismatch {
@@ -460,7 +476,10 @@ fn typed_allocator_rejects_spans_that_do_not_match_the_plan() {
     }
     {
         // 64 bytes, but at an address that is 8 past a multiple of 16.
-        let mut skewed = [Span::new(&mut sram.0), Span::new(&mut dtcm.0[8..72])];
+        let mut skewed = [
+            Span::from_bytes(&mut sram.0),
+            Span::from_bytes(&mut dtcm.0[8..72]),
+        ];
         let err = HierarchicalAllocator::<Two>::with_plan(&mut skewed).unwrap_err();
         assert_eq!(
             err,
@@ -473,7 +492,10 @@ fn typed_allocator_rejects_spans_that_do_not_match_the_plan() {
         );
     }
     let base = sram.addr();
-    let mut spans = [Span::new(&mut sram.0), Span::new(&mut dtcm.0[..64])];
+    let mut spans = [
+        Span::from_bytes(&mut sram.0),
+        Span::from_bytes(&mut dtcm.0[..64]),
+    ];
     let planned = HierarchicalAllocator::<Two>::with_plan(&mut spans).unwrap();
     assert_eq!(addr(planned.buffer::<B>()), base + 512);
     assert_eq!(planned.buffer_slice::<B>().len(), 512);

@@ -17,7 +17,11 @@ fn walk<P: Schedule>(plan: &str, manager: &mut MemoryManager<'_, P>) {
     let mut seen = 0;
     for t in 0..=last {
         for live in manager.live_at(t) {
-            let (b, bytes) = (live.info, live.bytes);
+            let b = live.info;
+            let bytes = live
+                .bytes
+                .into_init()
+                .expect("a zeroed region: initialised bytes");
             if let Some(src) = live.handover_from {
                 // The source's bytes, still its own at its last step (written now if it
                 // starts at this step too).

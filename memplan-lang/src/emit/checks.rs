@@ -30,7 +30,7 @@ pub(super) fn element(record: &BufferRecord, p: &TokenStream) -> TokenStream {
         const _: () = {
             ::core::assert!(#p::array_fits::<#ty>(#count, #bytes), #size_msg);
         };
-        const _: usize = if #p::array_fits::<#ty>(#count, #bytes) {
+        const _: ::core::primitive::usize = if #p::array_fits::<#ty>(#count, #bytes) {
             0
         } else {
             #p::to_usize(#bytes) - ::core::mem::size_of::<#ty>() * #p::to_usize(#count)

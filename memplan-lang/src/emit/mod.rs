@@ -28,6 +28,32 @@ use crate::lower::Model;
 
 pub use report::report;
 
+/// `::core::primitive::NAME`. Generated code names every type and trait it uses by its full
+/// path: the generated module glob-imports its parent (for the user's element types), so a
+/// bare `u8`, `usize` or `Clone` would resolve to whatever the user's crate calls that.
+pub(crate) fn prim(name: &str) -> TokenStream {
+    let ty = Ident::new(name, Span::call_site());
+    quote!(::core::primitive::#ty)
+}
+
+/// The derives of the generated marker types, by full path (see [`prim`]).
+pub(crate) fn derives() -> TokenStream {
+    quote!(#[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::cmp::PartialEq, ::core::cmp::Eq)])
+}
+
+/// The runtime crate inside the generated module: bound once per expansion to the path
+/// `crate = PATH` gives (`::memplan_runtime` by default), so the expansion names it by one
+/// identifier.
+pub(crate) fn rt() -> TokenStream {
+    quote!(__memplan_rt)
+}
+
+/// The runtime's private module inside the generated module, bound once per expansion
+/// (see [`private_module`]).
+fn private() -> TokenStream {
+    quote!(__memplan_private)
+}
+
 /// The runtime's private module for generated code, named after this version (the crates
 /// pin each other exactly, so the two always agree): `__private_0_1_0` for 0.1.0.
 pub(crate) fn private_module() -> Ident {
@@ -44,9 +70,9 @@ pub fn emit(
     partial: Option<&(Plan, Vec<usize>)>,
 ) -> TokenStream {
     let resolved = resolve::resolve(model, plan, partial);
-    let k = &model.krate;
-    let private = private_module();
-    let p = quote!(#k::#private);
+    let krate = &model.krate;
+    let private_path = private_module();
+    let (k, p) = (&rt(), &private());
     let attrs = &model.attrs;
     let inner_attrs = &model.inner_attrs;
     let vis = &model.vis;
@@ -54,17 +80,19 @@ pub fn emit(
     let plan_name = name.to_string();
     let n_regions = model.regions.len();
     let strategy = model.strategy.name();
-    let region_items = types::regions(model, &resolved, &p);
-    let buffer_items = types::buffers(model, &resolved, &p);
-    let region_rows = tables::region_rows(model, &resolved, &p);
-    let buffer_rows = tables::buffer_rows(model, &resolved, &p);
-    let storage = storage::storage(model, &resolved, plan, &p);
-    let views = views::views(model, &resolved, &p);
+    let region_items = types::regions(model, &resolved, p);
+    let buffer_items = types::buffers(model, &resolved, p);
+    let region_rows = tables::region_rows(model, &resolved, p);
+    let buffer_rows = tables::buffer_rows(model, &resolved, p);
+    let storage = storage::storage(model, &resolved, plan, p);
+    let views = views::views(model, &resolved, p);
     let report = &resolved.report;
+    let (u8_, usize_, str_) = (prim("u8"), prim("usize"), prim("str"));
+    let derives = derives();
     let files = model.files.iter().map(|f| {
         let s = f.display().to_string();
         quote!(
-            const _: &[u8] = ::core::include_bytes!(#s);
+            const _: &[#u8_] = ::core::include_bytes!(#s);
         )
     });
     let mod_doc =
@@ -76,22 +104,26 @@ pub fn emit(
             #(#inner_attrs)*
             #[allow(unused_imports)]
             use super::*;
+            #[allow(unused_imports)]
+            use #krate as #k;
+            #[allow(unused_imports)]
+            use #krate::#private_path as #p;
 
             /// The plan's marker type: allocators typed by it accept only this plan's ids.
-            #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+            #derives
             pub struct Plan;
             impl #k::Plan for Plan {
-                const NAME: &'static str = #plan_name;
-                const REGIONS: usize = #n_regions;
+                const NAME: &'static #str_ = #plan_name;
+                const REGIONS: #usize_ = #n_regions;
                 const REGION_INFO: &'static [#k::RegionInfo] = &[#(#region_rows),*];
             }
 
             /// The strategy that made this plan.
-            pub const STRATEGY: &str = #strategy;
+            pub const STRATEGY: &#str_ = #strategy;
 
             /// The plan's report: per region, capacity, planned bytes, lower bound, peak
             /// step and whether the plan is proven optimal, as a readable table.
-            pub const REPORT: &str = #report;
+            pub const REPORT: &#str_ = #report;
 
             #region_items
             #buffer_items

@@ -22,7 +22,7 @@ pub(super) fn storage(
     plan: Option<&memplan_planner::Plan>,
     p: &TokenStream,
 ) -> TokenStream {
-    let k = &model.krate;
+    let k = &super::rt();
     let Some(plan) = plan.filter(|_| resolved.planned) else {
         return quote! {
             /// Hands out the plan's `MemoryManager`. The plan has errors, so this always
@@ -54,7 +54,8 @@ pub(super) fn storage(
             #place
             static #ident: #p::Arena<{ #p::to_usize(#size) }, #p::Align<#align>> = #p::Arena::new();
         });
-        spans.push(quote!(#p::ArenaSpan::from_arena(&#ident)));
+        let init = !record.uninit;
+        spans.push(quote!(#p::ArenaSpan::from_arena(&#ident, #init)));
     }
     let n = spans.len();
     let mut pool = |name: &str, pool: &Pool| {
@@ -124,7 +125,7 @@ fn info(model: &Model, plan: &memplan_planner::Plan, guards: &mut Guards) -> Tok
         #[cfg(target_os = "none")]
         #[used]
         #[unsafe(link_section = #section)]
-        static __MEMPLAN_INFO: [u8; #n] = *#bytes;
+        static __MEMPLAN_INFO: [::core::primitive::u8; #n] = *#bytes;
     }
 }
 
@@ -183,7 +184,7 @@ impl Guards {
         quote! {
             #[cfg(target_os = "none")]
             unsafe extern "C" {
-                #(static #symbols: u8;)*
+                #(static #symbols: ::core::primitive::u8;)*
             }
             #(
                 #[cfg(target_os = "none")]

@@ -6,9 +6,10 @@ use quote::quote;
 use super::resolve::Resolved;
 use crate::lower::Model;
 
-/// `RegionInfo::new(name, id, size, capacity, align, kind)` per region.
+/// `RegionInfo::new(name, id, size, capacity, align, kind)` per region (`.uninit()` for a
+/// region that says `uninit`).
 pub(super) fn region_rows(model: &Model, resolved: &Resolved, p: &TokenStream) -> Vec<TokenStream> {
-    let k = &model.krate;
+    let k = &super::rt();
     model
         .regions
         .iter()
@@ -20,14 +21,15 @@ pub(super) fn region_rows(model: &Model, resolved: &Resolved, p: &TokenStream) -
             let capacity = record.region.capacity;
             let (size, align) = (out.size, out.align);
             let kind = &record.kind;
-            quote!(#k::RegionInfo::new(#rname, #id, #p::to_usize(#size), #p::capacity(#capacity), #p::to_usize(#align), #k::RegionKind::#kind))
+            let uninit = record.uninit.then(|| quote!(.uninit()));
+            quote!(#k::RegionInfo::new(#rname, #id, #p::to_usize(#size), #p::capacity(#capacity), #p::to_usize(#align), #k::RegionKind::#kind) #uninit)
         })
         .collect()
 }
 
 /// `BufferInfo::new(name, id, offset, size, first, last)` per buffer of the table.
 pub(super) fn buffer_rows(model: &Model, resolved: &Resolved, p: &TokenStream) -> Vec<TokenStream> {
-    let k = &model.krate;
+    let k = &super::rt();
     // The buffer in place of each one that starts at its last step (at most one: two would
     // be siblings live at a common step).
     let mut successor: Vec<Option<usize>> = vec![None; model.buffers.len()];

@@ -6,12 +6,15 @@ use quote::quote;
 
 use super::checks;
 use super::resolve::Resolved;
-use crate::lower::{ElemInfo, Model};
+use super::{derives, prim};
+use crate::lower::Model;
 
 /// The region types, and `__MemplanNoRegion` for a plan without regions (its buffers'
 /// types still need a region type).
 pub(super) fn regions(model: &Model, resolved: &Resolved, p: &TokenStream) -> TokenStream {
-    let k = &model.krate;
+    let k = &super::rt();
+    let (u32_, usize_, str_, bool_) = (prim("u32"), prim("usize"), prim("str"), prim("bool"));
+    let derives = derives();
     let items =
         model
             .regions
@@ -35,24 +38,24 @@ pub(super) fn regions(model: &Model, resolved: &Resolved, p: &TokenStream) -> To
                 quote! {
                     #(#rattrs)*
                     #[doc = #doc]
-                    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+                    #derives
                     pub struct #ty;
                     impl #k::MemoryId for #ty {
                         type Plan = Plan;
-                        const ID: u32 = #id;
-                        const NAME: &'static str = #rname;
-                        const SIZE: usize = #p::to_usize(#size);
-                        const CAPACITY: usize = #p::capacity(#capacity);
-                        const ALIGN: usize = #p::to_usize(#align);
+                        const ID: #u32_ = #id;
+                        const NAME: &'static #str_ = #rname;
+                        const SIZE: #usize_ = #p::to_usize(#size);
+                        const CAPACITY: #usize_ = #p::capacity(#capacity);
+                        const ALIGN: #usize_ = #p::to_usize(#align);
                         const KIND: #k::RegionKind = #k::RegionKind::#kind;
                     }
                     impl #ty {
                         /// The most bytes live at one step in this region, in bytes: no plan can use fewer.
-                        pub const LOWER_BOUND: usize = #p::to_usize(#lb);
+                        pub const LOWER_BOUND: #usize_ = #p::to_usize(#lb);
                         /// The step at which `LOWER_BOUND` bytes are live (`None` when none are).
-                        pub const PEAK_STEP: ::core::option::Option<u32> = #peak;
+                        pub const PEAK_STEP: ::core::option::Option<#u32_> = #peak;
                         /// Whether the planned bytes are proven the fewest possible.
-                        pub const PROVEN_OPTIMAL: bool = #optimal;
+                        pub const PROVEN_OPTIMAL: #bool_ = #optimal;
                     }
                 }
             });
@@ -62,11 +65,11 @@ pub(super) fn regions(model: &Model, resolved: &Resolved, p: &TokenStream) -> To
             pub struct __MemplanNoRegion;
             impl #k::MemoryId for __MemplanNoRegion {
                 type Plan = Plan;
-                const ID: u32 = 0;
-                const NAME: &'static str = "";
-                const SIZE: usize = 0;
-                const CAPACITY: usize = 0;
-                const ALIGN: usize = 1;
+                const ID: #u32_ = 0;
+                const NAME: &'static #str_ = "";
+                const SIZE: #usize_ = 0;
+                const CAPACITY: #usize_ = 0;
+                const ALIGN: #usize_ = 1;
             }
         }
     });
@@ -76,7 +79,8 @@ pub(super) fn regions(model: &Model, resolved: &Resolved, p: &TokenStream) -> To
 /// The buffer types (those whose name is free), with the const checks of user element
 /// types for a plan.
 pub(super) fn buffers(model: &Model, resolved: &Resolved, p: &TokenStream) -> TokenStream {
-    let k = &model.krate;
+    let k = &super::rt();
+    let (u32_, usize_, str_) = (prim("u32"), prim("usize"), prim("str"));
     let items = model
         .buffers
         .iter()
@@ -96,11 +100,7 @@ pub(super) fn buffers(model: &Model, resolved: &Resolved, p: &TokenStream) -> To
             };
             let (offset, size, align) = (out.offset, out.size, out.align);
             let (first, last) = (b.lifetime.first, b.lifetime.last);
-            let elem = match &record.elem {
-                ElemInfo::Bytes => quote!(u8),
-                ElemInfo::Prim { ty, .. } => quote!(#ty),
-                ElemInfo::User { ty, .. } => quote!(#ty),
-            };
+            let elem = record.elem.tokens();
             let doc = &out.doc;
             let checks = resolved.planned.then(|| checks::element(record, p));
             quote! {
@@ -110,12 +110,12 @@ pub(super) fn buffers(model: &Model, resolved: &Resolved, p: &TokenStream) -> To
                 impl #k::PlannedBuffer for #ty {
                     type Region = #region_ty;
                     type Elem = #elem;
-                    const NAME: &'static str = #bname;
-                    const OFFSET: usize = #p::to_usize(#offset);
-                    const SIZE: usize = #p::to_usize(#size);
-                    const ALIGN: usize = #p::to_usize(#align);
-                    const FIRST: u32 = #first;
-                    const LAST: u32 = #last;
+                    const NAME: &'static #str_ = #bname;
+                    const OFFSET: #usize_ = #p::to_usize(#offset);
+                    const SIZE: #usize_ = #p::to_usize(#size);
+                    const ALIGN: #usize_ = #p::to_usize(#align);
+                    const FIRST: #u32_ = #first;
+                    const LAST: #u32_ = #last;
                 }
                 #checks
             }

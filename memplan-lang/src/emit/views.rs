@@ -33,7 +33,7 @@ enum Field {
 
 /// The `Schedule` impl, the view structs and the `StepOf` impls.
 pub(super) fn views(model: &Model, resolved: &Resolved, p: &TokenStream) -> TokenStream {
-    let k = &model.krate;
+    let k = &super::rt();
     let canary = if model.canary {
         quote!(#p::CANARY_BYTES)
     } else {
@@ -46,7 +46,7 @@ pub(super) fn views(model: &Model, resolved: &Resolved, p: &TokenStream) -> Toke
         // crate does not build, so nothing here ever runs.
         unsafe impl #k::Schedule for Plan {
             const BUFFERS: &'static [#k::BufferInfo] = BUFFERS;
-            const CANARY: usize = #canary;
+            const CANARY: ::core::primitive::usize = #canary;
         }
     };
     let Some(steps) = live_sets(model) else {
@@ -72,7 +72,10 @@ pub(super) fn views(model: &Model, resolved: &Resolved, p: &TokenStream) -> Toke
     let step_items = step_view.iter().enumerate().map(|(t, &v)| {
         let t = t as u32;
         let ty = &names[v];
-        quote!(impl #k::StepOf<#t> for Plan { type View<'v> = #ty<'v>; })
+        quote! {
+            // SAFETY: `#ty` is this plan's view of step `#t` (the buffers live there).
+            unsafe impl #k::StepOf<#t> for Plan { type View<'v> = #ty<'v>; }
+        }
     });
     quote! {
         #schedule
@@ -151,12 +154,12 @@ fn fields(model: &Model, set: &[usize]) -> Vec<Field> {
 fn array(model: &Model, i: usize) -> (TokenStream, usize) {
     let r = &model.buffers[i];
     let bytes = r.buffer.size;
-    let (elem, n) = match &r.elem {
-        ElemInfo::Bytes => (quote!(u8), bytes),
-        ElemInfo::Prim { ty, size } => (quote!(#ty), bytes / (*size).max(1)),
-        ElemInfo::User { ty, count, .. } => (quote!(#ty), *count),
+    let n = match &r.elem {
+        ElemInfo::Bytes => bytes,
+        ElemInfo::Prim { size, .. } => bytes / (*size).max(1),
+        ElemInfo::User { count, .. } => *count,
     };
-    (elem, n as usize)
+    (r.elem.tokens(), n as usize)
 }
 
 fn view(
@@ -167,7 +170,7 @@ fn view(
     set: &[usize],
     step_view: &[usize],
 ) -> TokenStream {
-    let k = &model.krate;
+    let k = &super::rt();
     let doc = format!(
         "The buffers live at step {} of plan `{}`: `manager.step::<STEP>()` opens this view.",
         steps_of(step_view, v),
@@ -187,11 +190,7 @@ fn view(
                 let r = &model.buffers[i];
                 let (elem, n) = array(model, i);
                 let b = &r.type_ident;
-                let uninit = model
-                    .regions
-                    .get(resolved.buffers[i].region)
-                    .is_some_and(|x| x.uninit);
-                let (field_ty, init) = if uninit {
+                let (field_ty, init) = if uninit_region(model, resolved, i) {
                     (
                         quote!(&'v mut [::core::mem::MaybeUninit<#elem>; #n]),
                         quote!(#p::field_uninit::<Plan, #b, #n>(spans)),
@@ -208,11 +207,18 @@ fn view(
                 let (ei, ni) = array(model, s);
                 let (eo, no) = array(model, i);
                 let (bs, bi) = (&model.buffers[s].type_ident, &model.buffers[i].type_ident);
-                (
-                    field_ident(model, i),
-                    quote!(#k::InPlace<'v, [#ei; #ni], [#eo; #no]>),
-                    quote!(#p::in_place::<Plan, #bs, #bi, #ni, #no>(spans)),
-                )
+                let (field_ty, init) = if uninit_region(model, resolved, s) {
+                    (
+                        quote!(#k::InPlace<'v, [::core::mem::MaybeUninit<#ei>; #ni], [::core::mem::MaybeUninit<#eo>; #no]>),
+                        quote!(#p::in_place_uninit::<Plan, #bs, #bi, #ni, #no>(spans)),
+                    )
+                } else {
+                    (
+                        quote!(#k::InPlace<'v, [#ei; #ni], [#eo; #no]>),
+                        quote!(#p::in_place::<Plan, #bs, #bi, #ni, #no>(spans)),
+                    )
+                };
+                (field_ident(model, i), field_ty, init)
             }
         };
         let field_doc = match f {
@@ -276,6 +282,14 @@ fn view(
             }
         }
     }
+}
+
+/// Whether buffer `i` is in a region that says `uninit` (its views are `MaybeUninit`).
+fn uninit_region(model: &Model, resolved: &Resolved, i: usize) -> bool {
+    model
+        .regions
+        .get(resolved.buffers[i].region)
+        .is_some_and(|x| x.uninit)
 }
 
 /// The steps that view `v` serves, as ranges: `3..=5, 9`.

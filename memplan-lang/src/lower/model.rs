@@ -210,6 +210,17 @@ pub enum ElemInfo {
 }
 
 impl ElemInfo {
+    /// The element type as generated code names it: a primitive by its full path
+    /// (`::core::primitive::f32`, never a bare `f32` that the user's crate could shadow), a
+    /// user type as written.
+    pub fn tokens(&self) -> TokenStream {
+        match self {
+            ElemInfo::Bytes => crate::emit::prim("u8"),
+            ElemInfo::Prim { ty, .. } => crate::emit::prim(&ty.to_string()),
+            ElemInfo::User { ty, .. } => quote::quote!(#ty),
+        }
+    }
+
     /// The element's size in bytes, where the macro knows it (`None` for a user type,
     /// whose size the target decides).
     pub fn size(&self) -> Option<u64> {

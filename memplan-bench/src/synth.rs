@@ -174,7 +174,7 @@ pub fn generate(shape: Shape, n: usize, seed: u64) -> Instance {
             }
         }
     }
-    Instance { items }
+    Instance::new(items)
 }
 
 /// The largest number of items live at one step.

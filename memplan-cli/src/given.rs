@@ -123,6 +123,7 @@ pub fn planned(
                 .filter(|&i| placed[i].region == r)
                 .collect();
             let instance = Instance {
+                pieces: Vec::new(),
                 items: members
                     .iter()
                     .map(|&i| {

@@ -242,6 +242,7 @@ mod tests {
     fn a_part_that_ends_at_the_last_byte_keeps_its_layout() {
         // The two items fill the address space exactly: the part's end is `u64::MAX`.
         let inst = Instance {
+            pieces: Vec::new(),
             items: vec![item(u64::MAX - 1, 0, 3), item(1, 0, 0)],
         };
         let out = best_of(&inst).unwrap();
@@ -252,6 +253,7 @@ mod tests {
     #[test]
     fn peaks_are_the_busiest_step_of_each_lifetime() {
         let inst = Instance {
+            pieces: Vec::new(),
             items: vec![item(4, 0, 1), item(8, 1, 2), item(2, 2, 5)],
         };
         let t = Timeline::new(&inst);

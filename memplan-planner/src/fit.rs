@@ -48,7 +48,7 @@
 //! at once, as the scan over every neighbour does; no shape costs memory quadratic in `n`.
 
 use crate::gaps::Unions;
-use crate::instance::{Instance, Layout, SizeOverflow};
+use crate::instance::{Instance, Item, Layout, SizeOverflow};
 use crate::timeline::Timeline;
 
 /// Items that span at most this many sections are stored at the leaves of their lifetime,
@@ -66,6 +66,10 @@ pub(crate) struct FitPlan {
     adds: Vec<u32>,
     /// The number of unions.
     unions: usize,
+    /// For an instance with pieces: the bytes each entry of `reads` and `adds` is about
+    /// (its piece's); empty otherwise (every entry is its item's size).
+    read_size: Vec<u64>,
+    add_size: Vec<u64>,
 }
 
 /// The tree over `sections` leaves: heap numbering, node 1 the root, leaves from `leaves`.
@@ -178,13 +182,45 @@ fn walk(
 }
 
 impl FitPlan {
-    /// The plan for `instance`, whose timeline is `timeline`.
+    /// The plan for `instance`, whose timeline is `timeline`. An item with pieces reads and
+    /// is added to the unions of each of its pieces, each with the piece's bytes: the plan
+    /// of the pieces as items of their own, gathered by item.
     ///
     /// # Panics
     ///
     /// If the instance has more than `u32::MAX` items or unions.
     pub(crate) fn new(instance: &Instance, timeline: &Timeline) -> FitPlan {
-        let items = &instance.items;
+        let Some((rects, owner)) = instance.rects() else {
+            return FitPlan::of_items(&instance.items, timeline);
+        };
+        let timeline = Timeline::new(&Instance::new(rects.clone()));
+        let per_rect = FitPlan::of_items(&rects, &timeline);
+        let n = instance.items.len();
+        let mut plan = FitPlan {
+            unions: per_rect.unions,
+            ..FitPlan::default()
+        };
+        plan.read_start.push(0);
+        plan.add_start.push(0);
+        let mut k = 0;
+        for i in 0..n {
+            while k < rects.len() && owner[k] as usize == i {
+                let size = rects[k].size;
+                plan.reads.extend_from_slice(per_rect.reads(k));
+                plan.read_size
+                    .extend(per_rect.reads(k).iter().map(|_| size));
+                plan.adds.extend_from_slice(per_rect.adds(k));
+                plan.add_size.extend(per_rect.adds(k).iter().map(|_| size));
+                k += 1;
+            }
+            plan.read_start.push(index(plan.reads.len()));
+            plan.add_start.push(index(plan.adds.len()));
+        }
+        plan
+    }
+
+    /// The plan for rectangles `items`, whose timeline is `timeline`.
+    fn of_items(items: &[Item], timeline: &Timeline) -> FitPlan {
         let n = items.len();
         assert!(u32::try_from(n).is_ok(), "more than u32::MAX items");
         let sizes: Vec<u64> = items.iter().map(|it| it.size).collect();
@@ -260,6 +296,8 @@ impl FitPlan {
             add_start,
             adds,
             unions,
+            read_size: Vec::new(),
+            add_size: Vec::new(),
         }
     }
 
@@ -269,6 +307,22 @@ impl FitPlan {
 
     fn adds(&self, i: usize) -> &[u32] {
         &self.adds[self.add_start[i] as usize..self.add_start[i + 1] as usize]
+    }
+
+    /// The bytes of each of `reads(i)`, when the instance has pieces.
+    fn read_sizes(&self, i: usize) -> Option<&[u64]> {
+        let r = self.read_start[i] as usize..self.read_start[i + 1] as usize;
+        (!self.read_size.is_empty()).then(|| &self.read_size[r])
+    }
+
+    /// The unions item `i` is added to at `off`, each with the end of the bytes it adds.
+    fn adds_at(&self, i: usize, off: u64, size: u64) -> impl Iterator<Item = (usize, u64)> + '_ {
+        let r = self.add_start[i] as usize..self.add_start[i + 1] as usize;
+        let sizes = (!self.add_size.is_empty()).then(|| &self.add_size[r.clone()]);
+        self.adds[r]
+            .iter()
+            .enumerate()
+            .map(move |(k, &u)| (u as usize, off + sizes.map_or(size, |s| s[k])))
     }
 }
 
@@ -331,9 +385,10 @@ pub(crate) fn first_fit_planned(
         if let Some(off) = it.fixed {
             offsets[i] = off;
             if it.size > 0 {
-                let end = off.checked_add(it.size).ok_or(SizeOverflow { item: i })?;
-                for &u in plan.adds(i) {
-                    unions.insert(u as usize, off, end);
+                // Every piece ends at or below `off + size`: no sum below overflows.
+                off.checked_add(it.size).ok_or(SizeOverflow { item: i })?;
+                for (u, end) in plan.adds_at(i, off, it.size) {
+                    unions.insert(u, off, end);
                 }
             }
         }
@@ -343,32 +398,38 @@ pub(crate) fn first_fit_planned(
         if it.fixed.is_some() || it.size == 0 {
             continue;
         }
-        let off = lowest_in_all(unions, plan.reads(i), it.size, it.align.max(1));
-        let end = off
-            .checked_add(u128::from(it.size))
+        let reads = plan.reads(i);
+        let off = lowest_in_all(unions, reads, plan.read_sizes(i), it.size, it.align.max(1));
+        off.checked_add(u128::from(it.size))
             .and_then(|e| u64::try_from(e).ok())
             .ok_or(SizeOverflow { item: i })?;
-        // `off < end <= u64::MAX`.
+        // `off + size <= u64::MAX`, and every piece ends at or below it.
         let off = off as u64;
         offsets[i] = off;
-        for &u in plan.adds(i) {
-            unions.insert(u as usize, off, end);
+        for (u, end) in plan.adds_at(i, off, it.size) {
+            unions.insert(u, off, end);
         }
     }
     Layout::from_offsets(instance, offsets)
 }
 
-/// The lowest offset, a multiple of `align`, where `size` bytes are free in every union of
-/// `reads`: a candidate raised to each union's lowest fit in turn until a whole round
-/// leaves it where it is.
-fn lowest_in_all(unions: &Unions, reads: &[u32], size: u64, align: u64) -> u128 {
+/// The lowest offset, a multiple of `align`, where `size` bytes (or, with `sizes`, each
+/// union's own bytes: an item's pieces) are free in every union of `reads`: a candidate
+/// raised to each union's lowest fit in turn until a whole round leaves it where it is.
+fn lowest_in_all(
+    unions: &Unions,
+    reads: &[u32],
+    sizes: Option<&[u64]>,
+    size: u64,
+    align: u64,
+) -> u128 {
     let mut x = 0u128;
     // `settled` unions in a row have left `x` where it is (an empty one always does).
     let (mut k, mut settled) = (0, 0);
     while settled < reads.len() {
         let u = reads[k] as usize;
         if !unions.is_empty(u) {
-            let y = unions.fit(u, x, size, align);
+            let y = unions.fit(u, x, sizes.map_or(size, |s| s[k]), align);
             if y != x {
                 x = y;
                 settled = 0;

@@ -95,6 +95,7 @@ mod tests {
     #[test]
     fn disjoint_lifetimes_share_offset_zero() {
         let inst = Instance {
+            pieces: Vec::new(),
             items: vec![item(100, 1, 0, 1), item(50, 1, 2, 3)],
         };
         let l = greedy(&inst).unwrap();
@@ -105,6 +106,7 @@ mod tests {
     #[test]
     fn touching_lifetimes_conflict() {
         let inst = Instance {
+            pieces: Vec::new(),
             items: vec![item(100, 1, 0, 1), item(50, 1, 1, 3)],
         };
         let l = greedy(&inst).unwrap();
@@ -116,6 +118,7 @@ mod tests {
     fn alignment_rounds_the_offset_up() {
         // 10 bytes at 0, then an 8-byte item aligned to 16 must go to 16, not 10.
         let inst = Instance {
+            pieces: Vec::new(),
             items: vec![item(10, 1, 0, 0), item(8, 16, 0, 0)],
         };
         let l = greedy(&inst).unwrap();
@@ -129,6 +132,7 @@ mod tests {
         let mut p = item(256, 16, 0, 4);
         p.fixed = Some(512);
         let inst = Instance {
+            pieces: Vec::new(),
             items: vec![p, item(512, 16, 0, 4)],
         };
         let l = greedy(&inst).unwrap();
@@ -139,6 +143,7 @@ mod tests {
     #[test]
     fn order_is_size_then_the_later_item() {
         let inst = Instance {
+            pieces: Vec::new(),
             items: vec![
                 item(8, 1, 5, 5),
                 item(16, 1, 0, 0),

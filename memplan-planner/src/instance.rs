@@ -30,11 +30,103 @@ impl Item {
     }
 }
 
+/// One piece of an item whose bytes change over its lifetime: during `lifetime` the item
+/// holds `size` bytes from its offset up. An in-place chain whose members differ in size,
+/// or leave steps between them where none is live, is one item of several pieces: at each
+/// step it holds only the bytes of the member live there (at a handover step, the larger
+/// of the two), and between its pieces none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    /// When the piece is live.
+    pub lifetime: Lifetime,
+    /// Its bytes, from the item's offset up.
+    pub size: u64,
+}
+
 /// A region's packing problem.
+///
+/// Every item is a rectangle (its size over its lifetime) unless `pieces` gives it pieces.
+/// `pieces` is empty (no item has any) or has one entry per item; an item's entry is empty
+/// (a rectangle) or lists its pieces in time order, disjoint, inside the item's lifetime,
+/// the largest as big as the item (`size` and `lifetime` are the item's bounding
+/// rectangle, which strategies that do not read pieces place instead).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Instance {
     /// The items, in a fixed order; strategies return one offset per item, in this order.
     pub items: Vec<Item>,
+    /// The pieces of the items whose bytes change over their lifetime (see above).
+    pub pieces: Vec<Vec<Piece>>,
+}
+
+impl Instance {
+    /// An instance of rectangles only.
+    pub fn new(items: Vec<Item>) -> Instance {
+        Instance {
+            items,
+            pieces: Vec::new(),
+        }
+    }
+
+    /// Whether some item has pieces.
+    pub fn has_pieces(&self) -> bool {
+        self.pieces.iter().any(|p| !p.is_empty())
+    }
+
+    /// Item `i`'s pieces, `None` for a rectangle.
+    pub fn pieces_of(&self, i: usize) -> Option<&[Piece]> {
+        self.pieces
+            .get(i)
+            .map(Vec::as_slice)
+            .filter(|p| !p.is_empty())
+    }
+
+    /// The bytes item `i` holds at `step` (0 outside its lifetime and between its pieces).
+    pub fn size_at(&self, i: usize, step: crate::Step) -> u64 {
+        match self.pieces_of(i) {
+            Some(pieces) => pieces
+                .iter()
+                .find(|p| p.lifetime.contains(step))
+                .map_or(0, |p| p.size),
+            None if self.items[i].lifetime.contains(step) => self.items[i].size,
+            None => 0,
+        }
+    }
+
+    /// Every rectangle of the instance, each as an item (an item's pieces take its
+    /// alignment and pin), with the index of its item, in item order: `None` when no item
+    /// has pieces (the rectangles are the items).
+    pub(crate) fn rects(&self) -> Option<(Vec<Item>, Vec<u32>)> {
+        if !self.has_pieces() {
+            return None;
+        }
+        let mut rects = Vec::with_capacity(self.items.len());
+        let mut owner = Vec::with_capacity(self.items.len());
+        for (i, it) in self.items.iter().enumerate() {
+            match self.pieces_of(i) {
+                Some(pieces) => {
+                    for p in pieces {
+                        rects.push(Item {
+                            size: p.size,
+                            lifetime: p.lifetime,
+                            ..*it
+                        });
+                        owner.push(i as u32);
+                    }
+                }
+                None => {
+                    rects.push(*it);
+                    owner.push(i as u32);
+                }
+            }
+        }
+        Some((rects, owner))
+    }
+
+    /// The same items as rectangles (each its bounding rectangle): a layout of it is a
+    /// layout of this instance, never smaller.
+    pub fn bounding(&self) -> Instance {
+        Instance::new(self.items.clone())
+    }
 }
 
 /// Offsets for an [`Instance`], one per item, and the bytes they span.
@@ -81,16 +173,19 @@ impl Layout {
     }
 }
 
-/// The lower bound of an instance: the most bytes live at one step, and the first step at
-/// which that many are live. No layout can use fewer bytes.
+/// The lower bound of an instance: the most bytes live at one step (an item with pieces
+/// counts the piece live there), and the first step at which that many are live. No layout
+/// can use fewer bytes.
 ///
 /// Returns `(0, None)` for an instance with no bytes. Sums saturate at `u64::MAX` (a bound
 /// that large already exceeds every region).
 pub fn lower_bound(instance: &Instance) -> (u64, Option<crate::Step>) {
+    let rects = instance.rects();
+    let items = rects.as_ref().map_or(&instance.items[..], |r| &r.0[..]);
     // Sweep over events: +size at `first`, -size after `last`. Removals sort before
     // additions at the same step (a buffer ending at t-1 frees its bytes at t).
-    let mut events: Vec<(u64, bool, u64)> = Vec::with_capacity(instance.items.len() * 2);
-    for it in &instance.items {
+    let mut events: Vec<(u64, bool, u64)> = Vec::with_capacity(items.len() * 2);
+    for it in items {
         if it.size == 0 {
             continue;
         }
@@ -132,7 +227,8 @@ pub fn lower_bound(instance: &Instance) -> (u64, Option<crate::Step>) {
 /// roundings in an ordered multiset, so each step costs a lookup, not a pass over the live
 /// items. Saturates at `u64::MAX`.
 pub fn aligned_lower_bound(instance: &Instance) -> AlignedBound {
-    let items = &instance.items;
+    let rects = instance.rects();
+    let items = rects.as_ref().map_or(&instance.items[..], |r| &r.0[..]);
     let with_bytes: Vec<usize> = (0..items.len()).filter(|&i| items[i].size > 0).collect();
     let mut starts = with_bytes.clone();
     starts.sort_by_key(|&i| (items[i].lifetime.first, i));
@@ -244,20 +340,19 @@ pub struct AlignedBound {
     pub align: u64,
 }
 
-/// Indices of the items live at `step`, largest first (ties: lower index first).
-pub fn live_at(instance: &Instance, step: crate::Step) -> Vec<usize> {
-    let mut v: Vec<usize> = (0..instance.items.len())
+/// The items live at `step` with the bytes each holds there ([`Instance::size_at`]),
+/// largest first (ties: lower index first). An item between two of its pieces is not live.
+pub fn live_at(instance: &Instance, step: crate::Step) -> Vec<(usize, u64)> {
+    let mut v: Vec<(usize, u64)> = (0..instance.items.len())
+        .filter(|&i| instance.items[i].lifetime.contains(step))
         .filter(|&i| {
-            let l = instance.items[i].lifetime;
-            l.first <= step && step <= l.last
+            instance
+                .pieces_of(i)
+                .is_none_or(|p| p.iter().any(|p| p.lifetime.contains(step)))
         })
+        .map(|i| (i, instance.size_at(i, step)))
         .collect();
-    v.sort_by(|&a, &b| {
-        instance.items[b]
-            .size
-            .cmp(&instance.items[a].size)
-            .then(a.cmp(&b))
-    });
+    v.sort_by(|&(a, sa), &(b, sb)| sb.cmp(&sa).then(a.cmp(&b)));
     v
 }
 
@@ -321,6 +416,7 @@ mod tests {
             raw in proptest::collection::vec((0u64..100, 0u32..6, 0u32..30, 0u32..10), 0..60),
         ) {
             let inst = Instance {
+                pieces: Vec::new(),
                 items: raw
                     .iter()
                     .map(|&(size, a, first, len)| item(size, 1 << (a * 3).min(16), first, first + len))
@@ -333,6 +429,7 @@ mod tests {
     #[test]
     fn the_aligned_bound_saturates_and_takes_huge_alignments() {
         let inst = Instance {
+            pieces: Vec::new(),
             items: vec![
                 item(u64::MAX, 1, 0, 0),
                 item(u64::MAX, 1, 0, 0),
@@ -358,6 +455,7 @@ mod tests {
     #[test]
     fn lower_bound_sums_the_bytes_live_at_the_peak() {
         let inst = Instance {
+            pieces: Vec::new(),
             items: vec![
                 item(10, 1, 0, 1),
                 item(20, 1, 1, 2),
@@ -373,6 +471,7 @@ mod tests {
     fn aligned_lower_bound_counts_padding_between_items() {
         // BL-02: twenty 10-byte items at alignment 4, all live at step 0: 19 * 12 + 10.
         let inst = Instance {
+            pieces: Vec::new(),
             items: (0..20).map(|_| item(10, 4, 0, 0)).collect(),
         };
         assert_eq!(lower_bound(&inst).0, 200);
@@ -386,11 +485,13 @@ mod tests {
         );
         // Sizes that are multiples of the alignment: the same as the plain bound.
         let inst = Instance {
+            pieces: Vec::new(),
             items: vec![item(16, 16, 0, 1), item(32, 16, 1, 2), item(48, 16, 3, 3)],
         };
         assert_eq!(aligned_lower_bound(&inst).bytes, lower_bound(&inst).0);
         // The smallest alignment live decides: 10 (align 1) + 10 (align 4) = 20, not 22.
         let inst = Instance {
+            pieces: Vec::new(),
             items: vec![item(10, 1, 0, 0), item(10, 4, 0, 0)],
         };
         assert_eq!(aligned_lower_bound(&inst).bytes, 20);

@@ -218,7 +218,10 @@ pub struct Outcome {
 /// A layout whose bytes equal the instance's lower bound ([`crate::lower_bound`], or the
 /// alignment-aware [`crate::instance::aligned_lower_bound`] when higher) is always reported
 /// as proven optimal, whatever strategy found it; [`Strategy::Optimal`] also reports a
-/// layout proven optimal by a completed search.
+/// layout proven optimal by a completed search. On an instance with pieces
+/// ([`Instance::pieces`]) the search packs the items' bounding rectangles and first fit
+/// ([`Strategy::BestOf`]) the pieces, the smaller layout wins, and only the lower bound
+/// proves it optimal.
 ///
 /// # Errors
 ///
@@ -231,6 +234,20 @@ pub fn pack(strategy: Strategy, instance: &Instance) -> Result<Outcome, SizeOver
     let (layout, proven, nodes) = match strategy {
         Strategy::Greedy => (crate::greedy::greedy(instance)?, false, 0),
         Strategy::BestOf => (crate::best_of::best_of(instance)?, false, 0),
+        Strategy::Optimal { nodes } if instance.has_pieces() => {
+            // The search places rectangles: it packs each item's bounding rectangle (a
+            // layout of those is one of the pieces, never smaller), and first fit over the
+            // pieces themselves may do better. Its proofs are about the rectangles, so
+            // only the lower bound of the pieces proves a layout optimal (below).
+            let out = crate::optimal::optimal(&instance.bounding(), nodes)?;
+            let fit = crate::best_of::best_of(instance)?;
+            let layout = if fit.bytes < out.layout.bytes {
+                fit
+            } else {
+                out.layout
+            };
+            (layout, false, out.nodes)
+        }
         Strategy::Optimal { nodes } => {
             let out = crate::optimal::optimal(instance, nodes)?;
             (out.layout, out.proven_optimal, out.nodes)

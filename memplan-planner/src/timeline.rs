@@ -119,6 +119,7 @@ mod tests {
     #[test]
     fn parts_split_where_nothing_is_live_across() {
         let inst = Instance {
+            pieces: Vec::new(),
             items: vec![
                 item(4, 0, 1),
                 item(4, 1, 2),

@@ -132,3 +132,204 @@ fn the_validator_rejects_siblings_sharing_bytes() {
     };
     assert_eq!(validate(&p, &bad), Err(Violation::Overlap { a: 1, b: 2 }));
 }
+
+/// A chain holds at each step only the bytes of the member live there: `a` (64 bytes,
+/// live 0..=1) hands over to `b` (16 bytes, 1..=5), so `c` (48 bytes, 2..=5) fits above
+/// `b` in `a`'s old bytes, and the three fit in 64 bytes (the most live at one step).
+#[test]
+fn a_chain_holds_only_the_bytes_of_the_member_live_at_each_step() {
+    let p = Problem {
+        regions: vec![Region {
+            name: "r".into(),
+            capacity: 64,
+            align: 16,
+        }],
+        buffers: vec![
+            Buffer::new("a", 64, 0, 0, 1),
+            Buffer::new("b", 16, 0, 1, 5).in_place_of(0),
+            Buffer::new("c", 48, 0, 2, 5),
+        ],
+    };
+    for strategy in [Strategy::Greedy, Strategy::BestOf, Strategy::default()] {
+        let out = plan(&p, strategy).unwrap_or_else(|e| panic!("{strategy}: {e:?}"));
+        validate(&p, &out).unwrap();
+        assert_eq!(out.regions[0].planned_bytes, 64, "{strategy}");
+        assert_eq!(out.regions[0].lower_bound, 64, "{strategy}");
+        assert_eq!(out.buffers[2].offset, 16, "{strategy}");
+    }
+    // The same layout given as pins: `a` is dead once `c` starts, so they do not overlap.
+    let mut pinned = p.clone();
+    pinned.buffers[0] = pinned.buffers[0].clone().pinned_at(0);
+    pinned.buffers[2] = pinned.buffers[2].clone().pinned_at(16);
+    let out = plan(&pinned, Strategy::default()).unwrap();
+    validate(&pinned, &out).unwrap();
+    assert_eq!(out.regions[0].planned_bytes, 64);
+}
+
+/// A chain with a gap between its members (`a` 0..=1, `b` in place of it 4..=5) holds no
+/// bytes at steps 2..=3, where another buffer may use them.
+#[test]
+fn a_chain_holds_no_bytes_between_its_members() {
+    let p = Problem {
+        regions: vec![Region {
+            name: "r".into(),
+            capacity: 64,
+            align: 16,
+        }],
+        buffers: vec![
+            Buffer::new("a", 64, 0, 0, 1),
+            Buffer::new("b", 64, 0, 4, 5).in_place_of(0),
+            Buffer::new("between", 64, 0, 2, 3),
+        ],
+    };
+    let out = plan(&p, Strategy::default()).unwrap();
+    validate(&p, &out).unwrap();
+    assert_eq!(out.regions[0].planned_bytes, 64);
+    assert!(out.regions[0].proven_optimal);
+}
+
+mod exhaustion {
+    use super::*;
+    use proptest::prelude::{ProptestConfig, prop_assert, prop_assert_eq, proptest};
+    use proptest::strategy::Strategy as _;
+    use proptest::test_runner::TestCaseError;
+
+    /// The fewest planned bytes of any valid layout, by trying every offset (a multiple
+    /// of 16 up to the sum of the sizes) for every buffer not in place of another, pins
+    /// kept, and asking the validator (which shares no code with the strategies) whether
+    /// the layout holds.
+    fn fewest_bytes(p: &Problem) -> Option<u64> {
+        let n = p.buffers.len();
+        let roots: Vec<usize> = (0..n)
+            .filter(|&i| p.buffers[i].in_place_of.is_none())
+            .collect();
+        let top: u64 = p.buffers.iter().map(|b| b.size).sum::<u64>().max(16);
+        let choices: Vec<Vec<u64>> = roots
+            .iter()
+            .map(|&r| match p.buffers[r].pin {
+                Some(pin) => vec![pin],
+                None => (0..=top / 16).map(|k| k * 16).collect(),
+            })
+            .collect();
+        let root_of = |mut i: usize| {
+            while let Some(s) = p.buffers[i].in_place_of {
+                i = s;
+            }
+            i
+        };
+        let mut pick = vec![0usize; roots.len()];
+        let mut best: Option<u64> = None;
+        loop {
+            let offset = |i: usize| {
+                let r = root_of(i);
+                let k = roots.iter().position(|&x| x == r).unwrap();
+                choices[k][pick[k]]
+            };
+            let offsets: Vec<u64> = (0..n).map(offset).collect();
+            let bytes = (0..n)
+                .map(|i| offsets[i] + p.buffers[i].size)
+                .max()
+                .unwrap_or(0);
+            if best.is_none_or(|b| bytes < b) {
+                let candidate = Plan {
+                    strategy: Strategy::Greedy,
+                    buffers: offsets
+                        .iter()
+                        .map(|&offset| Placed { region: 0, offset })
+                        .collect(),
+                    regions: vec![memplan_planner::RegionPlan {
+                        capacity: p.regions[0].capacity,
+                        planned_bytes: bytes,
+                        lower_bound: 0,
+                        peak_step: None,
+                        align: 16,
+                        proven_optimal: false,
+                        search_nodes: 0,
+                    }],
+                };
+                if validate(p, &candidate).is_ok() {
+                    best = Some(bytes);
+                }
+            }
+            // The next combination.
+            let mut k = 0;
+            loop {
+                if k == pick.len() {
+                    return best;
+                }
+                pick[k] += 1;
+                if pick[k] < choices[k].len() {
+                    break;
+                }
+                pick[k] = 0;
+                k += 1;
+            }
+        }
+    }
+
+    /// Up to five buffers of 0 to 64 bytes (multiples of 16) over steps 0..8, some in place
+    /// of an earlier one (any size, any lifetime: the planner refuses what breaks the
+    /// rules), some pinned at a multiple of 16.
+    fn problems() -> impl proptest::strategy::Strategy<Value = Problem> {
+        let buffer = (0u64..=4, 0u32..8, 0u32..5, 0usize..8, 0u64..8);
+        proptest::collection::vec(buffer, 2..=5).prop_map(|raw| Problem {
+            regions: vec![Region {
+                name: "r".into(),
+                capacity: 1 << 20,
+                align: 16,
+            }],
+            buffers: raw
+                .iter()
+                .enumerate()
+                .map(|(i, &(size, first, len, link, pin))| {
+                    let b = Buffer::new(format!("b{i}"), size * 16, 0, first, first + len);
+                    match link {
+                        0..=3 if i > 0 => b.in_place_of(link % i),
+                        6 => b.pinned_at(pin * 16),
+                        _ => b,
+                    }
+                })
+                .collect(),
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// On chains of mixed sizes, with gaps and pins: every strategy's plan is valid,
+        /// never below the fewest bytes any layout needs, its lower bound never above
+        /// them, and a plan reported optimal uses exactly that many.
+        #[test]
+        fn plans_of_chains_match_exhaustion(p in problems()) {
+            let Some(fewest) = fewest_bytes(&p) else {
+                // No valid layout (two pins that overlap): the planner must say so.
+                prop_assert!(plan(&p, Strategy::default()).is_err());
+                return Ok(());
+            };
+            for strategy in [Strategy::Greedy, Strategy::BestOf, Strategy::default()] {
+                let out = match plan(&p, strategy) {
+                    Ok(out) => out,
+                    Err(errors) => {
+                        // Only rule errors: a layout exists, so never a capacity or pin one.
+                        let rules = errors.iter().all(|e| matches!(
+                            e,
+                            PlanError::InPlaceLarger { .. }
+                                | PlanError::InPlaceSourceLive { .. }
+                                | PlanError::InPlacePinned { .. }
+                                | PlanError::InPlaceOverlap { .. }
+                        ));
+                        prop_assert!(rules, "{strategy}: {errors:?}");
+                        continue;
+                    }
+                };
+                validate(&p, &out).map_err(|v| TestCaseError::fail(format!("{strategy}: {v}")))?;
+                let r = &out.regions[0];
+                prop_assert!(r.planned_bytes >= fewest, "{strategy}: {} < {fewest}", r.planned_bytes);
+                prop_assert!(r.lower_bound <= fewest, "{strategy}: bound {} > {fewest}", r.lower_bound);
+                if r.proven_optimal {
+                    prop_assert_eq!(r.planned_bytes, fewest, "{} proven", strategy);
+                }
+            }
+        }
+    }
+}

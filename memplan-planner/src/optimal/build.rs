@@ -81,6 +81,7 @@ impl Locals {
             local[i] = u as u32;
         }
         let sub = Instance {
+            pieces: Vec::new(),
             items: item_of.iter().map(|&i| items[i]).collect(),
         };
         let timeline = Timeline::new(&sub);

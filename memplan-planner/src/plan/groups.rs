@@ -2,10 +2,12 @@
 //! offset; and the in-place rules they must keep.
 
 use crate::error::PlanError;
+use crate::instance::Piece;
 use crate::problem::{Lifetime, Placement, Problem};
 
-/// An in-place group: a root buffer and every buffer in place of it (transitively). The
-/// group occupies the root's bytes for the hull of all its lifetimes.
+/// An in-place group: a root buffer and every buffer in place of it (transitively), all at
+/// the root's offset. At each step the group holds the bytes of the member live there (at a
+/// handover, the larger of the two), and between its members none: its `pieces`.
 pub(crate) struct Group {
     pub(crate) root: usize,
     pub(crate) members: Vec<usize>,
@@ -17,7 +19,11 @@ pub(crate) struct Group {
     pub(crate) own_align: u64,
     /// Whether a member takes its region's alignment (has no explicit one).
     pub(crate) takes_region_align: bool,
+    /// The hull of its members' lifetimes.
     pub(crate) lifetime: Lifetime,
+    /// What it holds over time: the runs of steps with the same bytes, in time order (one
+    /// piece, `size` over `lifetime`, for a group that holds the root's bytes throughout).
+    pub(crate) pieces: Vec<Piece>,
 }
 
 impl Group {
@@ -87,11 +93,15 @@ pub(super) fn build(problem: &Problem, errors: &mut Vec<PlanError>) -> Vec<Group
                 own_align: 1,
                 takes_region_align: false,
                 lifetime: rb.lifetime,
+                pieces: Vec::new(),
             });
         }
         let g = &mut groups[group_of_root[r]];
         g.members.push(i);
         g.lifetime = g.lifetime.hull(&problem.buffers[i].lifetime);
+    }
+    for g in &mut groups {
+        g.pieces = pieces(problem, &g.members);
     }
     // A group goes where its members say; members that name different regions are an
     // error (the group shares one offset in one region).
@@ -124,6 +134,75 @@ pub(super) fn build(problem: &Problem, errors: &mut Vec<PlanError>) -> Vec<Group
         }
     }
     groups
+}
+
+impl Group {
+    /// Whether the group holds its `size` bytes over all of its `lifetime` (one piece).
+    pub(crate) fn is_rectangle(&self) -> bool {
+        matches!(self.pieces[..], [p] if p.lifetime == self.lifetime && p.size == self.size)
+    }
+
+    /// The pieces an [`crate::Instance`] needs for the group: none for a rectangle.
+    pub(crate) fn instance_pieces(&self) -> Vec<Piece> {
+        if self.is_rectangle() {
+            Vec::new()
+        } else {
+            self.pieces.clone()
+        }
+    }
+}
+
+/// What a group of `members` holds over time: at each step the largest of the members
+/// live there, runs of equal bytes merged, steps where no member with bytes is live left
+/// out. A sweep over the members' starts and ends: `O(m log m)`.
+fn pieces(problem: &Problem, members: &[usize]) -> Vec<Piece> {
+    use std::collections::BTreeMap;
+    let buffers = &problem.buffers;
+    // (step, is_start, size): ends (at `last + 1`) before starts at the same step.
+    let mut events: Vec<(u64, bool, u64)> = Vec::with_capacity(2 * members.len());
+    for &m in members {
+        let b = &buffers[m];
+        if b.size > 0 {
+            events.push((u64::from(b.lifetime.first), true, b.size));
+            events.push((u64::from(b.lifetime.last) + 1, false, b.size));
+        }
+    }
+    events.sort_unstable();
+    let mut live: BTreeMap<u64, u32> = BTreeMap::new();
+    let mut out: Vec<Piece> = Vec::new();
+    // The bytes held from `since` on.
+    let (mut since, mut held) = (0u64, 0u64);
+    let mut k = 0;
+    while k < events.len() {
+        let step = events[k].0;
+        while k < events.len() && events[k].0 == step {
+            let (_, start, size) = events[k];
+            if start {
+                *live.entry(size).or_insert(0) += 1;
+            } else if let Some(c) = live.get_mut(&size) {
+                *c -= 1;
+                if *c == 0 {
+                    live.remove(&size);
+                }
+            }
+            k += 1;
+        }
+        let now = live.last_key_value().map_or(0, |(&s, _)| s);
+        if now != held {
+            if held > 0 {
+                out.push(Piece {
+                    lifetime: Lifetime {
+                        first: since as u32,
+                        last: (step - 1) as u32,
+                    },
+                    size: held,
+                });
+            }
+            since = step;
+            held = now;
+        }
+    }
+    out
 }
 
 /// The root of every buffer's `in place of` chain, or `usize::MAX` for a buffer whose chain

@@ -278,12 +278,7 @@ fn finish_region(
         let live_at_peak = match peak {
             Some(s) => crate::instance::live_at(&instance, s)
                 .into_iter()
-                .map(|k| {
-                    (
-                        holder_at(problem, &groups[members[k]], s),
-                        instance.items[k].size,
-                    )
-                })
+                .map(|(k, size)| (holder_at(problem, &groups[members[k]], s), size))
                 .collect(),
             None => Vec::new(),
         };

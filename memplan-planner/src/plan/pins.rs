@@ -28,8 +28,12 @@ pub(super) fn check(problem: &Problem, g: &Group, r: usize, pin: u64, errors: &m
     }
 }
 
-/// Every pair of pinned groups in one region that share bytes at a common step, as
-/// [`PlanError::PinOverlap`] in group order, found by a sweep ([`overlapping_pairs`]):
+/// Two pinned groups (by index, the lower first) that share `bytes` at `steps`.
+type Overlap = (usize, usize, (u64, u64), (u32, u32));
+
+/// Every pair of pinned groups in one region that share bytes at a common step (each group
+/// holding the bytes of its pieces, each over its own steps), as [`PlanError::PinOverlap`]
+/// in group order with the first steps where they do, found by a sweep ([`overlapping_pairs`]):
 /// O(n log n) for pins that do not overlap, and O(log n) more per pair reported.
 pub(super) fn check_overlaps(
     problem: &Problem,
@@ -49,31 +53,42 @@ pub(super) fn check_overlaps(
             by_region[r].push(g);
         }
     }
-    let mut pairs = Vec::new();
+    // Each pinned group's pieces (what it holds when), as extents; pairs of pieces of two
+    // groups that share bytes at a common step.
+    let mut found: Vec<Overlap> = Vec::new();
     for members in &by_region {
-        let extents: Vec<Extent> = members
-            .iter()
-            .map(|&g| Extent {
-                offset: pin(g).unwrap_or(0),
-                size: groups[g].size,
-                first: groups[g].lifetime.first,
-                last: groups[g].lifetime.last,
-            })
-            .collect();
+        let mut owner = Vec::new();
+        let mut extents = Vec::new();
+        for &g in members {
+            for p in &groups[g].pieces {
+                owner.push(g);
+                extents.push(Extent {
+                    offset: pin(g).unwrap_or(0),
+                    size: p.size,
+                    first: p.lifetime.first,
+                    last: p.lifetime.last,
+                });
+            }
+        }
         for (x, y) in overlapping_pairs(&extents) {
-            let (ga, gb) = (members[x], members[y]);
-            pairs.push((ga.min(gb), ga.max(gb)));
+            let (ga, gb) = (owner[x], owner[y]);
+            if ga == gb {
+                continue;
+            }
+            let (ex, ey) = (&extents[x], &extents[y]);
+            let bytes = (
+                ex.offset.max(ey.offset),
+                (ex.offset + ex.size).min(ey.offset + ey.size),
+            );
+            let steps = (ex.first.max(ey.first), ex.last.min(ey.last));
+            found.push((ga.min(gb), ga.max(gb), bytes, steps));
         }
     }
-    pairs.sort_unstable();
-    for (ga, gb) in pairs {
+    // One error per pair of groups: the bytes and steps of its first overlap in time.
+    found.sort_unstable_by_key(|&(ga, gb, _, steps)| (ga, gb, steps));
+    found.dedup_by_key(|f| (f.0, f.1));
+    for (ga, gb, bytes, steps) in found {
         let (a, b) = (&groups[ga], &groups[gb]);
-        let (pa, pb) = (pin(ga).unwrap_or(0), pin(gb).unwrap_or(0));
-        let bytes = (pa.max(pb), (pa + a.size).min(pb + b.size));
-        let steps = (
-            a.lifetime.first.max(b.lifetime.first),
-            a.lifetime.last.min(b.lifetime.last),
-        );
         errors.push(PlanError::PinOverlap {
             a: a.root.min(b.root),
             b: a.root.max(b.root),

@@ -33,24 +33,36 @@ pub(super) fn spill(
     if region_of.iter().all(Option::is_some) {
         return packed;
     }
-    // Time compressed to the points where some group with bytes starts or ends (groups
-    // of no bytes get an empty span: they never push a region over).
-    let timeline = Timeline::new(&Instance {
-        items: groups
-            .iter()
-            .map(|g| Item {
-                size: g.size,
-                align: 1,
-                lifetime: g.lifetime,
-                fixed: None,
-            })
-            .collect(),
-    });
+    // Time compressed to the points where some piece of a group starts or ends (groups
+    // of no bytes have none: they never push a region over). Each group adds the bytes of
+    // its pieces, each over its own steps.
+    let rects: Vec<Item> = groups
+        .iter()
+        .flat_map(|g| g.pieces.iter())
+        .map(|p| Item {
+            size: p.size,
+            align: 1,
+            lifetime: p.lifetime,
+            fixed: None,
+        })
+        .collect();
+    let timeline = Timeline::new(&Instance::new(rects));
+    // The spans of group `g`'s pieces: `span[piece_start[g]..piece_start[g + 1]]`.
+    let mut piece_start = Vec::with_capacity(groups.len() + 1);
+    piece_start.push(0);
+    for g in groups {
+        piece_start.push(piece_start.last().copied().unwrap_or(0) + g.pieces.len());
+    }
     let span: Vec<(usize, usize)> = timeline
         .span
         .iter()
         .map(|&(lo, hi)| (lo as usize, hi as usize))
         .collect();
+    let (span, piece_start) = (&span, &piece_start);
+    let pieces_of = |gi: usize| {
+        (piece_start[gi]..piece_start[gi + 1])
+            .map(move |k| (span[k], groups[gi].pieces[k - piece_start[gi]].size))
+    };
     for r in (0..nr).filter(|&r| !bad[r]) {
         let cap = problem.regions[r].capacity;
         // Groups this region sent on because its plan overflowed with them.
@@ -59,16 +71,21 @@ pub(super) fn spill(
             // Step 1: by the live bytes (exact: a sum past `u64::MAX` is over any capacity).
             let mut live = LiveBytes::new(timeline.sections());
             for gi in (0..groups.len()).filter(|&gi| region_of[gi] == Some(r)) {
-                live.add(span[gi], groups[gi].size);
+                for (s, size) in pieces_of(gi) {
+                    live.add(s, size);
+                }
             }
             let mut taken = Vec::new();
             for gi in 0..groups.len() {
                 if region_of[gi].is_some() || refused[gi] {
                     continue;
                 }
-                let size = groups[gi].size;
-                if live.most(span[gi]) + u128::from(size) <= u128::from(cap) {
-                    live.add(span[gi], size);
+                let fits = pieces_of(gi)
+                    .all(|(s, size)| live.most(s) + u128::from(size) <= u128::from(cap));
+                if fits {
+                    for (s, size) in pieces_of(gi) {
+                        live.add(s, size);
+                    }
                     taken.push(gi);
                 }
             }
@@ -125,8 +142,8 @@ pub(super) fn pack_region(
     let members: Vec<usize> = (0..groups.len())
         .filter(|&g| region_of[g] == Some(r))
         .collect();
-    let instance = Instance {
-        items: members
+    let mut instance = Instance::new(
+        members
             .iter()
             .map(|&g| Item {
                 size: groups[g].size,
@@ -135,7 +152,13 @@ pub(super) fn pack_region(
                 fixed: problem.buffers[groups[g].root].pin,
             })
             .collect(),
-    };
+    );
+    if members.iter().any(|&g| !groups[g].is_rectangle()) {
+        instance.pieces = members
+            .iter()
+            .map(|&g| groups[g].instance_pieces())
+            .collect();
+    }
     let out = pack(strategy, &instance).map_err(|e| PlanError::SizeOverflow {
         buffers: groups[members[e.item]].members.clone(),
         region: Some(r),

@@ -102,6 +102,7 @@ fn items_strategy(max_items: usize) -> impl Strategy<Value = Instance> {
         // Pins that are valid among themselves: the pinned items first-fit on their own.
         let pinned: Vec<usize> = (0..raw.len()).filter(|&i| raw[i].4).collect();
         let sub = Instance {
+            pieces: Vec::new(),
             items: pinned.iter().map(|&i| items[i]).collect(),
         };
         let order: Vec<usize> = (0..pinned.len()).collect();
@@ -109,7 +110,7 @@ fn items_strategy(max_items: usize) -> impl Strategy<Value = Instance> {
         for (k, &i) in pinned.iter().enumerate() {
             items[i].fixed = Some(offsets[k]);
         }
-        Instance { items }
+        Instance::new(items)
     })
 }
 
@@ -118,6 +119,7 @@ fn items_strategy(max_items: usize) -> impl Strategy<Value = Instance> {
 fn crowded(max_items: usize, steps: u32) -> impl Strategy<Value = Instance> {
     let item = (1u64..300, 0u32..4, 0..steps, 0..steps);
     proptest::collection::vec(item, 0..max_items).prop_map(|raw| Instance {
+        pieces: Vec::new(),
         items: raw
             .iter()
             .map(|&(size, a, x, y)| Item {
@@ -186,6 +188,7 @@ proptest! {
 #[test]
 fn overflow_is_reported_like_the_reference() {
     let inst = Instance {
+        pieces: Vec::new(),
         items: vec![
             Item {
                 size: u64::MAX - 4,
@@ -216,6 +219,7 @@ fn executorch_plans_match_the_reference() {
         }
         let rows = read_executorch(&path).unwrap();
         let instance = Instance {
+            pieces: Vec::new(),
             items: rows
                 .iter()
                 .map(|(_, r)| Item {
@@ -256,7 +260,7 @@ fn a_long_random_instance_matches_the_reference() {
             }
         })
         .collect();
-    let instance = Instance { items };
+    let instance = Instance::new(items);
     let want = reference::first_fit(&instance, &reference::order(&instance)).unwrap();
     assert_eq!(greedy(&instance).unwrap().offsets, want);
 }
@@ -283,6 +287,7 @@ fn shape(
     // Every 97th item pinned, where first fit of the pinned ones alone puts it.
     let pinned: Vec<usize> = (0..n).step_by(97).collect();
     let sub = Instance {
+        pieces: Vec::new(),
         items: pinned.iter().map(|&i| items[i]).collect(),
     };
     let order: Vec<usize> = (0..pinned.len()).collect();
@@ -290,7 +295,7 @@ fn shape(
     for (k, &i) in pinned.iter().enumerate() {
         items[i].fixed = Some(offsets[k]);
     }
-    Instance { items }
+    Instance::new(items)
 }
 
 #[test]

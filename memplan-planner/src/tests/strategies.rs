@@ -117,6 +117,7 @@ fn instances(
         let pinned: Vec<usize> = (0..raw.len()).filter(|&i| raw[i].4).collect();
         let pad = |k: usize, it: &Item| if k.is_multiple_of(2) { it.align } else { 0 };
         let sub = Instance {
+            pieces: Vec::new(),
             items: pinned
                 .iter()
                 .enumerate()
@@ -130,7 +131,7 @@ fn instances(
         for (k, &i) in pinned.iter().enumerate() {
             items[i].fixed = Some(pins.offsets[k] + pad(k, &items[i]));
         }
-        Instance { items }
+        Instance::new(items)
     })
 }
 
@@ -235,6 +236,7 @@ fn item(size: u64, first: u32, last: u32) -> Item {
 fn greedy_by_size_loses_a_byte_on_a_chain() {
     // Declared a, b, c, d.
     let inst = Instance {
+        pieces: Vec::new(),
         items: vec![item(1, 1, 2), item(1, 2, 3), item(1, 0, 1), item(1, 3, 5)],
     };
     assert_eq!(lower_bound(&inst).0, 2);
@@ -258,6 +260,7 @@ fn greedy_by_size_loses_a_byte_on_a_chain() {
 #[test]
 fn alignment_padding_is_proven_optimal() {
     let inst = Instance {
+        pieces: Vec::new(),
         items: vec![
             Item {
                 size: 3,
@@ -293,6 +296,7 @@ fn a_pin_forces_the_big_buffer_above_it() {
     let mut p = item(4, 0, 2);
     p.fixed = Some(4);
     let inst = Instance {
+        pieces: Vec::new(),
         items: vec![p, item(8, 0, 0), item(4, 1, 2), item(4, 2, 2)],
     };
     assert_eq!(lower_bound(&inst).0, 12);
@@ -324,6 +328,7 @@ fn too_many_pairs_return_best_of_unsearched() {
     let mut items = vec![p, scaled(8, 0, 0), scaled(4, 1, 2), scaled(4, 2, 2)];
     let o = optimal(
         &Instance {
+            pieces: Vec::new(),
             items: items.clone(),
         },
         1000,
@@ -333,7 +338,7 @@ fn too_many_pairs_return_best_of_unsearched() {
     assert!(o.proven_optimal && o.layout.bytes == 16_000_000);
     // 3,000 one-byte buffers live together at step 10: 4,498,500 pairs, more than 2^22.
     items.extend((0..3000).map(|_| item(1, 10, 10)));
-    let inst = Instance { items };
+    let inst = Instance::new(items);
     assert!(crate::conflicts::pairs(&inst) > crate::optimal::MAX_SEARCH_PAIRS);
     let o = optimal(&inst, 1000).unwrap();
     assert_eq!(o.layout, best_of(&inst).unwrap());
@@ -349,6 +354,7 @@ fn too_many_pairs_return_best_of_unsearched() {
 #[test]
 fn zero_budget_is_best_of_and_the_default_is_optimal() {
     let inst = Instance {
+        pieces: Vec::new(),
         items: vec![item(1, 1, 2), item(1, 2, 3), item(1, 0, 1), item(1, 3, 5)],
     };
     assert_eq!(optimal(&inst, 0).unwrap().layout, best_of(&inst).unwrap());

@@ -3,7 +3,8 @@
 //!
 //! Everything here is integer arithmetic except the preparation functions that turn a
 //! model's float scales into integers ([`quantize_multiplier`], [`xnnpack_scale`],
-//! [`activation_range`], [`SoftmaxFixed::new`], [`softmax_exp_table`]): those run once per
+//! [`activation_range`], [`xnnpack_activation_range`], [`SoftmaxFixed::new`],
+//! [`softmax_exp_table`]): those run once per
 //! model, at preparation time (or on the host, at build time), never per element.
 
 /// A fused activation function of a TFLite operator (`ActivationFunctionType`).
@@ -66,6 +67,39 @@ pub fn activation_range(activation: Activation, scale: f32, zero_point: i32) -> 
         min: lo.max(-128),
         max: hi.min(127),
     }
+}
+
+/// XNNPack's clamping range for the same activation (its delegate passes the activation's
+/// real bounds, `xnn_qs8_quantize` turns each into `lrintf(clamp(bound / scale +
+/// zero_point, -128, 127))`: an f32 sum, rounding ties to even). It differs from
+/// [`activation_range`] only when `bound / scale` lands on or next to a half; on this
+/// model both give the whole int8 range.
+///
+/// # Panics
+///
+/// If `scale` is not positive and finite.
+pub fn xnnpack_activation_range(
+    activation: Activation,
+    scale: f32,
+    zero_point: i32,
+) -> ActivationRange {
+    assert!(
+        scale > 0.0 && scale.is_finite(),
+        "xnnpack_activation_range: bad scale {scale}"
+    );
+    let quantize = |f: f32| {
+        let v = (f / scale + zero_point as f32).clamp(-128.0, 127.0);
+        // Ties to even by the f32 addition itself: exact for |v| < 2^22.
+        const MAGIC: f32 = 12_582_912.0; // 1.5 * 2^23
+        ((v + MAGIC) - MAGIC) as i32
+    };
+    let (lo, hi) = match activation {
+        Activation::None => (-128, 127),
+        Activation::Relu => (quantize(0.0), 127),
+        Activation::ReluN1To1 => (quantize(-1.0), quantize(1.0)),
+        Activation::Relu6 => (quantize(0.0), quantize(6.0)),
+    };
+    ActivationRange { min: lo, max: hi }
 }
 
 /// `std::round` for f32 (half away from zero), without libm, saturated to i32.
@@ -569,6 +603,13 @@ mod tests {
             activation_range(Activation::None, 0.3, 5),
             ActivationRange::INT8
         );
+        // The two roundings of a bound on a tie: 2.5 / 1 + 0 is 3 for TFLite, 2 for XNNPack.
+        let tflite = activation_range(Activation::ReluN1To1, 0.4, 0);
+        let xnnpack = xnnpack_activation_range(Activation::ReluN1To1, 0.4, 0);
+        assert_eq!((tflite.min, tflite.max), (-3, 3));
+        assert_eq!((xnnpack.min, xnnpack.max), (-2, 2));
+        let r = xnnpack_activation_range(Activation::Relu6, f32::from_bits(0x3cc0c0c1), -128);
+        assert_eq!(r, ActivationRange::INT8);
         assert_eq!(round_half_away_f32(2.5), 3);
         assert_eq!(round_half_away_f32(-2.5), -3);
         assert_eq!(round_half_away_f32(-2.4999998), -2);

@@ -124,28 +124,120 @@ where
     I: IntoIterator<Item = P>,
     P: AsRef<Path>,
 {
-    let var = |name: &'static str| std::env::var_os(name).ok_or(Error::NotInBuildScript(name));
-    let manifest = PathBuf::from(var("CARGO_MANIFEST_DIR")?);
-    let out_dir = PathBuf::from(var("OUT_DIR")?);
-    let package = var("CARGO_PKG_NAME")?.to_string_lossy().into_owned();
+    let env = BuildEnv::from_cargo()?;
+    let fragment = fragment(&env, sources)?;
+    let path = env.out_dir.join("memplan.x");
+    std::fs::write(&path, &fragment.text).map_err(|e| Error::Write {
+        file: path.clone(),
+        message: e.to_string(),
+    })?;
+    for line in fragment.directives(&env) {
+        println!("{line}");
+    }
+    Ok(path)
+}
+
+/// What a build script is told by Cargo, for [`fragment`]: the package, its folders, and
+/// whether the runtime plans `debug-canary` guards.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildEnv {
+    /// The package's folder (`CARGO_MANIFEST_DIR`): source paths are relative to it, and a
+    /// file's module path is its path below it.
+    pub manifest_dir: PathBuf,
+    /// The build script's output folder (`OUT_DIR`), for `from out_dir` plan files.
+    pub out_dir: PathBuf,
+    /// The package's name (`CARGO_PKG_NAME`), part of every section name.
+    pub package: String,
+    /// The runtime's `debug-canary` feature is on (`DEP_MEMPLAN_RUNTIME_DEBUG_CANARY=1`,
+    /// which memplan-runtime's build script sets for the packages that depend on it): the
+    /// macro then plans guard bytes after every buffer, and so must the fragment.
+    pub canary: bool,
+}
+
+impl BuildEnv {
+    /// The environment Cargo gives a build script.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotInBuildScript`] when a variable Cargo sets for build scripts is missing.
+    pub fn from_cargo() -> Result<BuildEnv, Error> {
+        let var = |name: &'static str| std::env::var_os(name).ok_or(Error::NotInBuildScript(name));
+        Ok(BuildEnv {
+            manifest_dir: PathBuf::from(var("CARGO_MANIFEST_DIR")?),
+            out_dir: PathBuf::from(var("OUT_DIR")?),
+            package: var("CARGO_PKG_NAME")?.to_string_lossy().into_owned(),
+            canary: std::env::var("DEP_MEMPLAN_RUNTIME_DEBUG_CANARY").is_ok_and(|v| v == "1"),
+        })
+    }
+}
+
+/// A linker fragment and what made it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fragment {
+    /// The fragment's text: what `OUT_DIR/memplan.x` holds.
+    pub text: String,
+    /// Every file read to write it (the sources and the plan files they read): the build
+    /// script runs again when one changes.
+    pub read: Vec<PathBuf>,
+}
+
+impl Fragment {
+    /// The lines a build script prints for it: run again when a file read changes; the
+    /// `memplan_fragment` cfg, under which the generated code embeds the plans'
+    /// descriptions (which the fragment places in a non-allocated section); and the link
+    /// search path of `OUT_DIR`.
+    pub fn directives(&self, env: &BuildEnv) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .read
+            .iter()
+            .map(|f| format!("cargo::rerun-if-changed={}", f.display()))
+            .collect();
+        out.push("cargo::rustc-check-cfg=cfg(memplan_fragment)".to_string());
+        out.push("cargo::rustc-cfg=memplan_fragment".to_string());
+        out.push(format!(
+            "cargo::rustc-link-search={}",
+            env.out_dir.display()
+        ));
+        out
+    }
+}
+
+/// The fragment of the `memory_plan!` invocations in `sources` (paths relative to the
+/// package), planned exactly as the macro plans them, without writing anything.
+///
+/// # Errors
+///
+/// [`Error::Source`] when a source cannot be read or lexed, or holds no `memory_plan!`
+/// invocation (a wrong path in `build.rs` would otherwise give an empty fragment, and the
+/// link would then ask for the fragment that is already there).
+pub fn fragment<I, P>(env: &BuildEnv, sources: I) -> Result<Fragment, Error>
+where
+    I: IntoIterator<Item = P>,
+    P: AsRef<Path>,
+{
     let files: Vec<(PathBuf, String)> = sources
         .into_iter()
         .map(|rel| {
             let rel = rel.as_ref();
-            (manifest.join(rel), rel.display().to_string())
+            (env.manifest_dir.join(rel), rel.display().to_string())
         })
         .collect();
-    let fragment = linker::fragment_of_files(&package, &files, Some(&out_dir))
+    let options = memplan_lang::driver::Options {
+        out_dir: Some(env.out_dir.clone()),
+        root: Some(env.manifest_dir.clone()),
+        canary: env.canary,
+        ..memplan_lang::driver::Options::default()
+    };
+    let fragment = linker::fragment_of_files(&env.package, &files, &options)
         .map_err(|(file, message)| Error::Source { file, message })?;
-    for file in &fragment.read {
-        println!("cargo:rerun-if-changed={}", file.display());
+    if let Some(file) = fragment.empty.first() {
+        return Err(Error::Source {
+            file: file.clone(),
+            message: "no memory_plan! invocation in this file (is the path in build.rs the file that holds the plan?)".to_string(),
+        });
     }
-    let text = fragment.text;
-    let path = out_dir.join("memplan.x");
-    std::fs::write(&path, text).map_err(|e| Error::Write {
-        file: path.clone(),
-        message: e.to_string(),
-    })?;
-    println!("cargo:rustc-link-search={}", out_dir.display());
-    Ok(path)
+    Ok(Fragment {
+        text: fragment.text,
+        read: fragment.read,
+    })
 }

@@ -8,13 +8,12 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args as ClapArgs;
-use memplan_lang::{Env, check};
 use memplan_planner::files::{PlanFile, read_any};
 use memplan_planner::{Extent, Placed, Problem, overlapping_pairs};
 
 use crate::diagnostic::render;
 use crate::given;
-use crate::input::{base_dir, is_rust};
+use crate::input::is_rust;
 use crate::options::{parse_align, parse_size};
 
 /// Check FILE: a Rust source file's memory_plan! invocations, or a plan's offsets.
@@ -61,17 +60,14 @@ pub fn run(args: Args) -> Result<bool, String> {
 /// Checks `file`; `Ok(true)` when every invocation plans, `Ok(false)` when any has errors
 /// (printed on stderr), `Err` when the file cannot be read.
 fn check_source(file: &Path, out_dir: Option<&Path>) -> Result<bool, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let invocations = crate::input::invocations(file, &text)?;
-    let env = Env {
-        base_dir: Some(base_dir(file)),
+    let options = memplan_lang::driver::Options {
         out_dir: out_dir.map(Path::to_path_buf),
-        package: None,
-        canary: false,
+        root: memplan_lang::driver::package_root(file),
+        ..memplan_lang::driver::Options::default()
     };
+    let checked = crate::input::check_file(file, &options)?;
     let mut ok = true;
-    for invocation in invocations {
-        let checked = check(invocation.tokens, &env);
+    for checked in checked.invocations {
         for d in checked.diagnostics.iter() {
             eprintln!("{}", render(file, d));
             ok = false;

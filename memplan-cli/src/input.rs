@@ -4,7 +4,6 @@
 
 use std::path::Path;
 
-use memplan_lang::{Diagnostics, Env, lower, parse, source};
 use memplan_planner::files::{Format, PlanFile, ProblemOptions, read_any};
 
 use crate::diagnostic::render;
@@ -49,35 +48,22 @@ pub fn load(
     }
 }
 
-/// The `memory_plan!` invocations of `text`, the source of `path`.
+/// Checks every `memory_plan!` invocation of the Rust source `file` with the front end's
+/// driver ([`memplan_lang::driver::check_file`]): what the macro would do.
 ///
 /// # Errors
 ///
-/// The text is not Rust tokens (the lexer's message at `FILE:LINE:COLUMN`), or has no
-/// invocation.
-pub fn invocations(path: &Path, text: &str) -> Result<Vec<source::Invocation>, String> {
-    if let Err(e) = text.parse::<proc_macro2::TokenStream>() {
-        let at = e.span().start();
-        return Err(format!(
-            "{}:{}:{}: not Rust tokens: {e}",
-            path.display(),
-            at.line,
-            at.column + 1
-        ));
+/// The file cannot be read, is not Rust tokens (the lexer's message at
+/// `FILE:LINE:COLUMN`), or has no invocation.
+pub fn check_file(
+    file: &Path,
+    options: &memplan_lang::driver::Options,
+) -> Result<memplan_lang::driver::FileChecked, String> {
+    let checked = memplan_lang::driver::check_file(file, options)?;
+    if checked.invocations.is_empty() {
+        return Err(format!("{}: no memory_plan! invocation", file.display()));
     }
-    let found = source::invocations(text).map_err(|e| format!("{}: {e}", path.display()))?;
-    if found.is_empty() {
-        return Err(format!("{}: no memory_plan! invocation", path.display()));
-    }
-    Ok(found)
-}
-
-/// The folder a relative path inside `file` resolves against.
-pub fn base_dir(file: &Path) -> std::path::PathBuf {
-    match file.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => Path::new(".").to_path_buf(),
-    }
+    Ok(checked)
 }
 
 fn load_rust(path: &Path, args: &ProblemArgs, show: bool) -> Result<Option<Loaded>, String> {
@@ -87,48 +73,33 @@ fn load_rust(path: &Path, args: &ProblemArgs, show: bool) -> Result<Option<Loade
             path.display()
         ));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let invocations = invocations(path, &text)?;
-    let env = Env {
-        base_dir: Some(base_dir(path)),
+    let options = memplan_lang::driver::Options {
         out_dir: args.out_dir.clone(),
-        package: None,
-        canary: false,
+        root: memplan_lang::driver::package_root(path),
+        strategy: args.strategy,
+        ..memplan_lang::driver::Options::default()
     };
-    let count = invocations.len();
+    let label = format!("planning the invocations of {}", path.display());
+    let checked = progress::spin(&label, show, || check_file(path, &options))?;
+    let count = checked.invocations.len();
     let mut plans = Vec::new();
     let mut ok = true;
-    for invocation in invocations {
-        let mut diags = Diagnostics::default();
-        let planned = parse::parse(invocation.tokens, &mut diags).and_then(|input| {
-            let mut model = lower::lower(input, &env, &mut diags);
-            if let Some(s) = args.strategy {
-                model.strategy = s;
-            }
-            let label = format!(
-                "planning `{}` ({} buffers)",
-                model.name,
-                model.buffers.len()
-            );
-            let plan = progress::spin(&label, show, || {
-                memplan_lang::plan::plan(&model, &mut diags)
-            })
-            .plan?;
+    for c in checked.invocations {
+        for d in c.diagnostics.iter() {
+            eprint!("{}", render(path, d));
+            ok = false;
+        }
+        if let (Some(model), Some(plan)) = (c.model, c.plan) {
             let problem = model.problem().0;
-            Some(Planned {
+            plans.push(Planned {
                 title: model.name.to_string(),
                 ids: (0..problem.regions.len() as u64).collect(),
                 problem,
                 plan,
                 given: false,
                 file_bytes: None,
-            })
-        });
-        for d in diags.iter() {
-            eprint!("{}", render(path, d));
-            ok = false;
+            });
         }
-        plans.extend(planned.filter(|_| diags.is_empty()));
     }
     let describe = format!(
         "{} ({count} memory_plan! invocation{})",

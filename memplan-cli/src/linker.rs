@@ -50,7 +50,12 @@ pub fn run(args: Args) -> Result<bool, String> {
         .iter()
         .map(|f| (f.clone(), f.display().to_string()))
         .collect();
-    let fragment = linker::fragment_of_files(&package, &labelled, out_dir)
+    let options = memplan_lang::driver::Options {
+        out_dir: out_dir.map(Path::to_path_buf),
+        root: memplan_lang::driver::package_root(&files[0]),
+        ..memplan_lang::driver::Options::default()
+    };
+    let fragment = linker::fragment_of_files(&package, &labelled, &options)
         .map_err(|(file, e)| format!("{}: {e}", file.display()))?;
     match out {
         Some(path) => {

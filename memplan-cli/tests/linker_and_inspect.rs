@@ -118,7 +118,7 @@ fn info_record(dir: &Path) -> Vec<u8> {
         base_dir: Some(dir.to_path_buf()),
         out_dir: None,
         package: Some("my-fw".into()),
-        canary: false,
+        ..memplan_lang::Env::default()
     };
     let checked = memplan_lang::check(tokens, &env);
     let (model, plan) = (checked.model.unwrap(), checked.plan.unwrap());

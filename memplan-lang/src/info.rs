@@ -37,7 +37,8 @@ pub const SECTION: &str = ".memplan.info";
 /// One plan's description.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlanInfo {
-    /// The plan's module name.
+    /// The plan's module path in its crate (`a::kws`; its module's name alone when the
+    /// path is not known).
     pub plan: String,
     /// The package it is in (`crate` when unknown).
     pub package: String,
@@ -93,7 +94,7 @@ impl PlanInfo {
     /// The description of `model` planned as `plan`.
     pub fn new(model: &Model, plan: &Plan) -> PlanInfo {
         PlanInfo {
-            plan: model.name.to_string(),
+            plan: crate::linker::PlanKey::of(model).display().to_string(),
             package: model.package.clone(),
             strategy: plan.strategy,
             regions: model

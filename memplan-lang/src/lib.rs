@@ -38,6 +38,7 @@
 #![warn(missing_docs)]
 
 pub mod diag;
+pub mod driver;
 pub mod emit;
 pub mod info;
 pub mod linker;

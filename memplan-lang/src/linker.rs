@@ -10,12 +10,12 @@
 //! (`-Tlink.x -Tmemplan.x`, as `memplan-build` does with rust-lld), or `INCLUDE` it at the
 //! end of `memory.x` (which GNU ld needs).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use memplan_planner::Plan;
 
 use crate::lower::{ArenaPlace, Model};
-use crate::{Env, check, source};
+use crate::{names, source};
 
 /// An identifier-safe form of a package name: characters outside `[A-Za-z0-9_]` become `_`.
 fn ident_part(name: &str) -> String {
@@ -44,19 +44,66 @@ pub struct PlacedArena {
     pub align: u64,
 }
 
-/// The link-section name of arena `name` (`region` or `pool` `kind`) of plan `plan` in
-/// package `package`: `.memplan.<package>.<plan>.<kind>.<name>`, unique in a firmware.
-pub fn section_name(package: &str, plan: &str, kind: &str, name: &str) -> String {
-    format!(".memplan.{}.{plan}.{kind}.{name}", ident_part(package))
+/// Where a plan is, for its link-section and symbol names: its package and module path
+/// (its own module last), each part in ASCII (`[A-Za-z0-9_]`, a non-ASCII character as
+/// `_u{hex}_`, a raw identifier without its `r#`), so that the names are valid on every
+/// target (an `extern` block takes no non-ASCII name on bare metal) and two plans of one
+/// name in two modules never share a section.
+pub struct PlanKey {
+    package: String,
+    path: Vec<String>,
+    /// The module path as written, for messages.
+    shown: String,
+}
+
+impl PlanKey {
+    /// The key of `model`.
+    pub fn of(model: &Model) -> PlanKey {
+        PlanKey::new(&model.package, &model.path)
+    }
+
+    /// The key of a plan at module `path` (its own module last) in package `package`.
+    pub fn new(package: &str, path: &[String]) -> PlanKey {
+        PlanKey {
+            package: ident_part(package),
+            path: path
+                .iter()
+                .map(|p| names::ascii(&source::unraw(p)))
+                .collect(),
+            shown: path
+                .iter()
+                .map(|p| source::unraw(p))
+                .collect::<Vec<_>>()
+                .join("::"),
+        }
+    }
+
+    /// The module path as written, `::`-separated, for messages: `a::kws`.
+    pub fn display(&self) -> &str {
+        &self.shown
+    }
+}
+
+/// The link-section name of arena `name` (`region` or `pool` `kind`) of the plan `key`:
+/// `.memplan.<package>.<module path, dot-separated>.<kind>.<name>`, unique in a firmware.
+pub fn section_name(key: &PlanKey, kind: &str, name: &str) -> String {
+    format!(
+        ".memplan.{}.{}.{kind}.{}",
+        key.package,
+        key.path.join("."),
+        names::ascii(name)
+    )
 }
 
 /// The symbol the fragment defines for that arena, which generated code references on
 /// bare-metal targets: linking without the fragment fails with "undefined symbol:" and
-/// this name, which says what to add.
-pub fn guard_symbol(package: &str, plan: &str, kind: &str, name: &str) -> String {
+/// this name, which says what to add. Module path parts are joined by `__`.
+pub fn guard_symbol(key: &PlanKey, kind: &str, name: &str) -> String {
     format!(
-        "__memplan_plan_{plan}_{kind}_{name}_in_{}_is_not_placed__add_memplan_build_linker_fragment_to_build_rs",
-        ident_part(package)
+        "__memplan_plan_{}_{kind}_{}_in_{}_is_not_placed__add_memplan_build_linker_fragment_to_build_rs",
+        key.path.join("__"),
+        names::ascii(name),
+        key.package
     )
 }
 
@@ -88,10 +135,10 @@ pub fn placed_arenas(model: &Model, plan: &Plan) -> Vec<PlacedArena> {
     out
 }
 
-/// The symbol the fragment defines for plan `plan`'s description in
+/// The symbol the fragment defines for the description of plan `key` in
 /// [`crate::info::SECTION`], which generated code references on bare-metal targets.
-pub fn info_symbol(package: &str, plan: &str) -> String {
-    guard_symbol(package, plan, "info", "description")
+pub fn info_symbol(key: &PlanKey) -> String {
+    guard_symbol(key, "info", "description")
 }
 
 /// The linker fragment for the plans `plans` (each a model and its plan) of package
@@ -114,15 +161,16 @@ pub fn fragment(package: &str, plans: &[(&Model, &Plan)], source: &str) -> Strin
         ));
     }
     for (model, plan) in plans {
-        let plan_name = model.name.to_string();
+        let key = PlanKey::new(package, &model.path);
+        let plan_name = key.display().to_string();
         checks.push_str(&format!(
             "{} = ADDR({});
 ",
-            info_symbol(package, &plan_name),
+            info_symbol(&key),
             crate::info::SECTION
         ));
         for a in placed_arenas(model, plan) {
-            let section = section_name(package, &plan_name, a.kind, &a.name);
+            let section = section_name(&key, a.kind, &a.name);
             let (mem, align) = (&a.memory, a.align);
             sections.push_str(&format!(
                 "  {section} (NOLOAD) : ALIGN({align})\n  {{\n    *({section})\n  }} > {mem}\n"
@@ -130,7 +178,7 @@ pub fn fragment(package: &str, plans: &[(&Model, &Plan)], source: &str) -> Strin
             let arena_bytes = a.bytes.div_ceil(align.max(1)) * align.max(1);
             checks.push_str(&format!(
                 "{} = ADDR({section});\nASSERT(ADDR({section}) + SIZEOF({section}) <= ORIGIN({mem}) + LENGTH({mem}), \"memplan: {} `{}` of plan `{plan_name}` needs {arena_bytes} bytes of memory {mem} ({} planned, aligned to {align}), more than memory.x leaves it: give {mem} more bytes in memory.x, or put the {} in another memory\");\n",
-                guard_symbol(package, &plan_name, a.kind, &a.name),
+                guard_symbol(&key, a.kind, &a.name),
                 a.kind,
                 a.name,
                 a.bytes,
@@ -161,12 +209,16 @@ pub struct FileFragment {
     pub invocations: usize,
     /// Those planned without errors: the ones in the fragment.
     pub planned: usize,
+    /// The files of `files` that hold no invocation.
+    pub empty: Vec<PathBuf>,
 }
 
 /// The fragment of every `memory_plan!` invocation in `files`: each `(path, label)` is read
-/// from `path` and named `label` in the fragment's comment; plan files are found as the
-/// macro finds them (next to the source, or in `out_dir`); `package` is the package the
-/// sources belong to (`CARGO_PKG_NAME`), part of every section name. An invocation with
+/// from `path` and named `label` in the fragment's comment, and checked by
+/// [`crate::driver::check_file`] with `options` (plan files found as the macro finds them,
+/// next to the source or in `options.out_dir`; module paths from `options.root`);
+/// `package` is the package the sources belong to (`CARGO_PKG_NAME`), part of every
+/// section name. An invocation with
 /// errors is left out: the macro reports them, with spans, when the crate is compiled.
 /// This is what `memplan-build` writes and `memplan linker` prints.
 ///
@@ -176,27 +228,24 @@ pub struct FileFragment {
 pub fn fragment_of_files(
     package: &str,
     files: &[(PathBuf, String)],
-    out_dir: Option<&Path>,
+    options: &crate::driver::Options,
 ) -> Result<FileFragment, (PathBuf, String)> {
+    let options = crate::driver::Options {
+        package: Some(package.to_string()),
+        ..options.clone()
+    };
     let mut planned = Vec::new();
     let mut read = Vec::new();
+    let mut empty = Vec::new();
     let mut found = 0;
     for (file, _) in files {
-        read.push(file.clone());
-        let text = std::fs::read_to_string(file).map_err(|e| (file.clone(), e.to_string()))?;
-        let invocations = source::invocations(&text).map_err(|e| (file.clone(), e))?;
-        let env = Env {
-            base_dir: file.parent().map(Path::to_path_buf),
-            out_dir: out_dir.map(Path::to_path_buf),
-            package: Some(package.to_string()),
-            canary: false,
-        };
-        for invocation in invocations {
+        let checked = crate::driver::check_file(file, &options).map_err(|e| (file.clone(), e))?;
+        read.extend(checked.read);
+        if checked.invocations.is_empty() {
+            empty.push(file.clone());
+        }
+        for c in checked.invocations {
             found += 1;
-            let c = check(invocation.tokens, &env);
-            if let Some(model) = &c.model {
-                read.extend(model.files.iter().cloned());
-            }
             if let (Some(model), Some(plan)) = (c.model, c.plan) {
                 planned.push((model, plan));
             }
@@ -209,5 +258,6 @@ pub fn fragment_of_files(
         read,
         invocations: found,
         planned: plans.len(),
+        empty,
     })
 }

@@ -31,7 +31,7 @@ pub fn type_name(name: &str, prefix: char) -> String {
 }
 
 /// `name` in `[A-Za-z0-9_]`: non-ASCII characters as `_u{hex}_`, other characters as `_`.
-fn ascii(name: &str) -> String {
+pub(crate) fn ascii(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     for c in name.chars() {
         if c.is_ascii_alphanumeric() || c == '_' {

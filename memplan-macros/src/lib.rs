@@ -119,15 +119,21 @@ use proc_macro::TokenStream;
 /// the crate still type-checks.
 #[proc_macro]
 pub fn memory_plan(input: TokenStream) -> TokenStream {
+    let input = proc_macro2::TokenStream::from(input);
     // Plan files are relative to the source file of the invocation, as `include_str!`.
-    let base_dir = proc_macro::Span::call_site()
-        .local_file()
-        .and_then(|f| f.parent().map(|d| d.to_path_buf()));
+    let file = proc_macro::Span::call_site().local_file();
     let env = memplan_lang::Env {
-        base_dir,
+        base_dir: file
+            .as_deref()
+            .and_then(|f| f.parent().map(|d| d.to_path_buf())),
         out_dir: std::env::var_os("OUT_DIR").map(PathBuf::from),
         package: std::env::var("CARGO_PKG_NAME").ok(),
         canary: cfg!(feature = "debug-canary"),
+        modules: file.as_deref().map_or_else(Vec::new, |f| {
+            let root = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+            memplan_lang::driver::modules_of_invocation(f, &input, root.as_deref())
+        }),
+        strategy: None,
     };
-    memplan_lang::expand(input.into(), &env).into()
+    memplan_lang::expand(input, &env).into()
 }

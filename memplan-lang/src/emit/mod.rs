@@ -100,6 +100,8 @@ pub fn emit(
     quote! {
         #(#attrs)*
         #[doc = #mod_doc]
+        // `cfg(memplan_fragment)` is set by memplan-build's linker fragment (see `storage`).
+        #[allow(unexpected_cfgs)]
         #vis mod #name {
             #(#inner_attrs)*
             #[allow(unused_imports)]

@@ -12,7 +12,7 @@ use quote::{format_ident, quote, quote_spanned};
 
 use super::resolve::Resolved;
 use crate::info::PlanInfo;
-use crate::linker::{guard_symbol, info_symbol, section_name};
+use crate::linker::{PlanKey, guard_symbol, info_symbol, section_name};
 use crate::lower::{ArenaPlace, Model, Pool};
 
 /// The storage and `take()`; after errors, only a `take()` that returns `None`.
@@ -82,7 +82,7 @@ pub(super) fn storage(
     let (c, cdef) = pool("constant", &model.pools.constant);
     let (rt, rdef) = pool("runtime", &model.pools.runtime);
     let (t, tdef) = pool("temp", &model.pools.temp);
-    let info = info(model, plan, &mut guards);
+    let info = info(model, plan, p);
     let guard_items = guards.items(p);
     let require = guards.require(p);
     let span = Span::call_site();
@@ -106,26 +106,36 @@ pub(super) fn storage(
         /// call zeroes the regions whose arenas start-up code does not zero.
         pub fn take() -> ::core::option::Option<&'static mut #k::MemoryManager<'static, Plan>> {
             #require
-            #[cfg(target_os = "none")]
-            ::core::hint::black_box(&__MEMPLAN_INFO);
+            #[cfg(all(target_os = "none", memplan_fragment))]
+            ::core::hint::black_box((&__MEMPLAN_INFO, &__MEMPLAN_INFO_PLACED));
             #p::take_zeroed(&__MEMPLAN_MANAGER, &[#(#zeroed),*])
         }
     }
 }
 
-/// The plan's description ([`PlanInfo`]) in `.memplan.info`, on bare-metal targets, with
-/// its guard: the generated fragment keeps it in a non-allocated section.
-fn info(model: &Model, plan: &memplan_planner::Plan, guards: &mut Guards) -> TokenStream {
+/// The plan's description ([`PlanInfo`]) in `.memplan.info`, with its guard, on
+/// bare-metal targets whose build script writes memplan's fragment (`memplan-build` sets
+/// `cfg(memplan_fragment)`): the fragment keeps it in a non-allocated section. Without the
+/// fragment the section would be loaded like any data, so a firmware without one carries
+/// no description (and, when it places no arena, needs no fragment at all).
+fn info(model: &Model, plan: &memplan_planner::Plan, p: &TokenStream) -> TokenStream {
     let text = PlanInfo::new(model, plan).encode();
     let bytes = proc_macro2::Literal::byte_string(text.as_bytes());
     let n = text.len();
     let section = crate::info::SECTION;
-    guards.add(info_symbol(&model.package, &model.name.to_string()));
+    let symbol = Ident::new(&info_symbol(&PlanKey::of(model)), Span::call_site());
     quote! {
-        #[cfg(target_os = "none")]
+        #[cfg(all(target_os = "none", memplan_fragment))]
         #[used]
         #[unsafe(link_section = #section)]
         static __MEMPLAN_INFO: [::core::primitive::u8; #n] = *#bytes;
+        #[cfg(all(target_os = "none", memplan_fragment))]
+        unsafe extern "C" {
+            static #symbol: ::core::primitive::u8;
+        }
+        #[cfg(all(target_os = "none", memplan_fragment))]
+        #[used]
+        static __MEMPLAN_INFO_PLACED: #p::Placed = #p::Placed::new(&raw const #symbol);
     }
 }
 
@@ -142,9 +152,9 @@ fn placement(
     match place {
         ArenaPlace::Bss => TokenStream::new(),
         ArenaPlace::Memory(_) => {
-            let plan = model.name.to_string();
-            let section = section_name(&model.package, &plan, kind, name);
-            guards.add(guard_symbol(&model.package, &plan, kind, name));
+            let key = PlanKey::of(model);
+            let section = section_name(&key, kind, name);
+            guards.add(guard_symbol(&key, kind, name));
             quote!(#[cfg_attr(target_os = "none", unsafe(link_section = #section))])
         }
         ArenaPlace::Section { unsafe_span, name } => {

@@ -23,6 +23,14 @@ pub struct Env {
     pub package: Option<String>,
     /// Plan a guard after every buffer, for the runtime's `debug-canary`.
     pub canary: bool,
+    /// The module path around the invocation in its crate, outermost first (file modules,
+    /// then inline ones; [`crate::source::file_modules`]): with the plan's own module, it
+    /// names the plan's link sections and symbols, so that plans of one name in two
+    /// modules stay apart. Empty when unknown.
+    pub modules: Vec<String>,
+    /// A strategy that replaces the invocation's own (the `memplan` command's
+    /// `--strategy`).
+    pub strategy: Option<memplan_planner::Strategy>,
 }
 
 /// Names the generated module uses itself.

@@ -45,6 +45,12 @@ pub fn lower(input: Input, env: &Env, diags: &mut Diagnostics) -> Model {
         name,
         stmts,
     } = input;
+    let path = env
+        .modules
+        .iter()
+        .cloned()
+        .chain([crate::source::unraw(&name.to_string())])
+        .collect();
     let mut cx = Lowering {
         env,
         diags,
@@ -55,6 +61,7 @@ pub fn lower(input: Input, env: &Env, diags: &mut Diagnostics) -> Model {
             name,
             krate: quote!(::memplan_runtime),
             package: env.package.clone().unwrap_or_else(|| "crate".to_string()),
+            path,
             canary: env.canary,
             strategy: Strategy::default(),
             regions: Vec::new(),
@@ -89,5 +96,8 @@ pub fn lower(input: Input, env: &Env, diags: &mut Diagnostics) -> Model {
     passes::check_element_names(&mut cx);
     passes::inherit_sizes(&mut cx.model);
     passes::require_a_region(&mut cx);
+    if let Some(s) = env.strategy {
+        cx.model.strategy = s;
+    }
     cx.model
 }

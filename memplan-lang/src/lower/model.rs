@@ -23,6 +23,9 @@ pub struct Model {
     pub krate: TokenStream,
     /// The package the invocation is in, for link-section names ([`crate::linker`]).
     pub package: String,
+    /// The plan's module path in its crate, its own module last (as far as
+    /// [`crate::Env::modules`] knows it), for link-section and symbol names.
+    pub path: Vec<String>,
     /// Plan [`CANARY`](Model::CANARY) guard bytes after every buffer (the runtime's
     /// `debug-canary`).
     pub canary: bool,

@@ -40,6 +40,35 @@ memory_plan! {
     }
 }
 
+/// Plans whose names are raw or not ASCII, and two plans of one name in two modules, all
+/// with arenas placed in a memory: on bare-metal targets their guard symbols are in an
+/// `extern` block, which takes only ASCII names, and each plan's sections are its own.
+pub mod names {
+    use memplan_runtime::memory_plan;
+
+    memory_plan! {
+        pub mod r#type { region r#in: 16 bytes, memory SRAM1; buffer x: 16 bytes in r#in, live 0..=0; }
+    }
+
+    memory_plan! {
+        pub mod größe { region wärme: 16 bytes, memory SRAM1; buffer x: 16 bytes in wärme, live 0..=0; }
+    }
+
+    /// One `same`.
+    pub mod a {
+        memplan_runtime::memory_plan! {
+            pub mod same { region r: 64 bytes, memory SRAM1; buffer x: 64 bytes in r, live 0..=0; }
+        }
+    }
+
+    /// The other `same`.
+    pub mod b {
+        memplan_runtime::memory_plan! {
+            pub mod same { region r: 32 bytes, memory SRAM1; buffer x: 32 bytes in r, live 0..=0; }
+        }
+    }
+}
+
 /// Typed access to `logits` (for reading the generated code: `--emit asm`).
 #[inline(never)]
 pub fn typed_logits(planned: &HierarchicalAllocator<'_, kws::Plan>) -> NonNull<f32> {

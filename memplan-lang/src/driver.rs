@@ -1,0 +1,141 @@
+//! The one driver for tools that read a Rust source file rather than being expanded by the
+//! compiler (the `memplan` command, `memplan-build`): the file's `memory_plan!` invocations
+//! ([`crate::source`]), each checked and planned as the macro does ([`crate::check`]), with
+//! the tool's options, and every file that reading them touched.
+
+use std::path::{Path, PathBuf};
+
+use memplan_planner::Strategy;
+
+use crate::{Checked, Env, check, source};
+
+/// What a tool knows about where a source file is and how to plan it.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The crate's `OUT_DIR`, for `from out_dir` plan files.
+    pub out_dir: Option<PathBuf>,
+    /// The package the file belongs to (`CARGO_PKG_NAME`), part of every link-section name.
+    pub package: Option<String>,
+    /// The package's root folder (where its `Cargo.toml` is): a file's module path comes
+    /// from its path below it ([`source::file_modules`]). `None`: only the inline modules
+    /// around an invocation are known.
+    pub root: Option<PathBuf>,
+    /// Plan guards for the runtime's `debug-canary`.
+    pub canary: bool,
+    /// A strategy that replaces each invocation's own.
+    pub strategy: Option<Strategy>,
+}
+
+/// A source file, checked.
+pub struct FileChecked {
+    /// Each invocation, in file order.
+    pub invocations: Vec<Checked>,
+    /// The source file and the plan files its invocations read, in the order read.
+    pub read: Vec<PathBuf>,
+}
+
+/// Reads `file` and checks every `memory_plan!` invocation in it.
+///
+/// # Errors
+///
+/// The file cannot be read, or is not Rust tokens (the lexer's message, at
+/// `FILE:LINE:COLUMN` where it knows them).
+pub fn check_file(file: &Path, options: &Options) -> Result<FileChecked, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    check_text(file, &text, options)
+}
+
+/// [`check_file`] of `text`, the contents of `file`.
+///
+/// # Errors
+///
+/// As [`check_file`].
+pub fn check_text(file: &Path, text: &str, options: &Options) -> Result<FileChecked, String> {
+    if let Err(e) = text.parse::<proc_macro2::TokenStream>() {
+        let at = e.span().start();
+        return Err(format!(
+            "{}:{}:{}: not Rust tokens: {e}",
+            file.display(),
+            at.line,
+            at.column + 1
+        ));
+    }
+    let found = source::invocations(text).map_err(|e| format!("{}: {e}", file.display()))?;
+    let file_modules = options
+        .root
+        .as_deref()
+        .and_then(|root| relative(file, root))
+        .map(|rel| source::file_modules(&rel))
+        .unwrap_or_default();
+    let mut read = vec![file.to_path_buf()];
+    let mut invocations = Vec::with_capacity(found.len());
+    for invocation in found {
+        let env = Env {
+            base_dir: Some(base_dir(file)),
+            out_dir: options.out_dir.clone(),
+            package: options.package.clone(),
+            canary: options.canary,
+            modules: file_modules
+                .iter()
+                .cloned()
+                .chain(invocation.modules)
+                .collect(),
+            strategy: options.strategy,
+        };
+        let checked = check(invocation.tokens, &env);
+        if let Some(model) = &checked.model {
+            read.extend(model.files.iter().cloned());
+        }
+        invocations.push(checked);
+    }
+    Ok(FileChecked { invocations, read })
+}
+
+/// The module path around the invocation whose tokens are `tokens` in `file`, as the macro
+/// (which sees only its own tokens) finds it: the file's modules (its path below `root`,
+/// the package root) then the inline modules around the one invocation of the file with
+/// these tokens ([`source::modules_of`]); the file's modules alone when the file cannot be
+/// read or holds no such invocation, or several.
+pub fn modules_of_invocation(
+    file: &Path,
+    tokens: &proc_macro2::TokenStream,
+    root: Option<&Path>,
+) -> Vec<String> {
+    let mut out = root
+        .and_then(|root| relative(file, root))
+        .map(|rel| source::file_modules(&rel))
+        .unwrap_or_default();
+    if let Some(inline) = std::fs::read_to_string(file)
+        .ok()
+        .and_then(|text| source::modules_of(&text, tokens))
+    {
+        out.extend(inline);
+    }
+    out
+}
+
+/// The folder a relative path inside `file` resolves against (`include_str!`'s).
+pub fn base_dir(file: &Path) -> PathBuf {
+    match file.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => Path::new(".").to_path_buf(),
+    }
+}
+
+/// `file`'s path below `root`, both made absolute first.
+pub fn relative(file: &Path, root: &Path) -> Option<PathBuf> {
+    let file = std::path::absolute(file).ok()?;
+    let root = std::path::absolute(root).ok()?;
+    file.strip_prefix(&root).ok().map(Path::to_path_buf)
+}
+
+/// The root of the package `file` is in: the folder of the nearest `Cargo.toml` in its
+/// folder or above.
+pub fn package_root(file: &Path) -> Option<PathBuf> {
+    let start = std::path::absolute(file).ok()?;
+    start
+        .ancestors()
+        .skip(1)
+        .find(|d| d.join("Cargo.toml").is_file())
+        .map(Path::to_path_buf)
+}

@@ -171,5 +171,6 @@ pub fn planned(
         given: true,
         ids,
         file_bytes: None,
+        by_region: Default::default(),
     })
 }

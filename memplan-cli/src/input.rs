@@ -98,6 +98,7 @@ fn load_rust(path: &Path, args: &ProblemArgs, show: bool) -> Result<Option<Loade
                 plan,
                 given: false,
                 file_bytes: None,
+                by_region: Default::default(),
             });
         }
     }
@@ -181,6 +182,7 @@ fn load_file(
         plan,
         given: false,
         file_bytes,
+        by_region: Default::default(),
     };
     Ok(Some(Loaded {
         path: path.display().to_string(),

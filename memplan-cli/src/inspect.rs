@@ -20,7 +20,8 @@ use crate::{svg, trace};
 /// each plan's report, the text `memplan check` prints from the source, and can draw the
 /// memory map (--svg) or write the Chrome trace (--trace) from it.
 ///
-/// Exit status: 0 when the plans are read, 2 when the file is not such an ELF.
+/// Exit status: 0 when the plans are read, 1 when a description is inconsistent (not as
+/// memplan writes it: nothing is drawn from it), 2 when the file is not such an ELF.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// The firmware: an ELF file linked with memplan's fragment.
@@ -36,8 +37,24 @@ pub struct Args {
 /// Runs `memplan inspect`.
 pub fn run(args: Args) -> Result<bool, String> {
     let plans = plans(&args.elf)?;
+    let mut consistent = true;
     for plan in &plans {
-        print!("{}", plan.report());
+        let problems = plan.problems();
+        if problems.is_empty() {
+            print!("{}", plan.report());
+            continue;
+        }
+        // Not what the macro writes: say so, and draw nothing from it.
+        consistent = false;
+        eprintln!(
+            "error: {}: the description of plan `{}` is inconsistent (not as memplan wrote it): {}",
+            args.elf.display(),
+            plan.plan,
+            memplan_planner::listed(&problems, |p| p.clone())
+        );
+    }
+    if !consistent {
+        return Ok(false);
     }
     if args.svg.is_some() || args.trace.is_some() {
         let planned: Vec<Planned> = plans.iter().map(planned).collect();
@@ -54,7 +71,7 @@ pub fn run(args: Args) -> Result<bool, String> {
 /// The plans described in the ELF file `file`, in link order.
 pub fn plans(file: &Path) -> Result<Vec<PlanInfo>, String> {
     let at = |e: &dyn std::fmt::Display| format!("{}: {e}", file.display());
-    let bytes = std::fs::read(file).map_err(|e| at(&e))?;
+    let bytes = memplan_planner::files::read_bounded(file).map_err(|e| at(&e))?;
     let elf = object::File::parse(&*bytes).map_err(|e| at(&e))?;
     let Some(section) = elf.section_by_name(info::SECTION) else {
         return Err(at(&format_args!(
@@ -124,5 +141,6 @@ fn planned(info: &PlanInfo) -> Planned {
         plan,
         given: false,
         file_bytes: None,
+        by_region: Default::default(),
     }
 }

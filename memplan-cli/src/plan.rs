@@ -16,6 +16,9 @@ use crate::planned::Planned;
 use crate::progress;
 use crate::stats::{self, RegionStats};
 
+/// The widest the name column of the peak's buffers gets, in characters.
+const NAME_COLUMN: usize = 60;
+
 /// Plan FILE and report each region's figures.
 ///
 /// FILE is a plan file, told apart by its content (ExecuTorch CSV, MiniMalloc CSV, a
@@ -131,7 +134,14 @@ fn region_text(s: &mut String, p: &Planned, r: usize, st: &RegionStats, top: usi
         if st.at_peak.len() == 1 { "" } else { "s" }
     );
     let shown = &st.at_peak[..top.min(st.at_peak.len())];
-    let width = shown.iter().map(|&i| p.problem.buffers[i].name.len()).max().unwrap_or(0);
+    // Names longer than the column are printed whole, past it (a width over 65535 is not
+    // a width `format!` takes).
+    let width = shown
+        .iter()
+        .map(|&i| p.problem.buffers[i].name.len())
+        .max()
+        .unwrap_or(0)
+        .min(NAME_COLUMN);
     for &i in shown {
         let b = &p.problem.buffers[i];
         let _ = writeln!(

@@ -22,6 +22,8 @@ pub struct Planned {
     /// The bytes of the file's own offsets (the largest offset + size), when memplan
     /// planned a file that has offsets (ExecuTorch's own plan, a placed CSV).
     pub file_bytes: Option<u64>,
+    /// The buffers of each region, computed once (see [`Planned::in_region`]).
+    pub by_region: std::cell::OnceCell<Vec<Vec<usize>>>,
 }
 
 impl Planned {
@@ -30,11 +32,19 @@ impl Planned {
         self.problem.regions[r].capacity >= UNBOUNDED
     }
 
-    /// The indices of the buffers in region `r`, in order.
+    /// The indices of the buffers in region `r`, in order (every region's found in one
+    /// pass over the buffers, the first time).
     pub fn in_region(&self, r: usize) -> Vec<usize> {
-        (0..self.problem.buffers.len())
-            .filter(|&i| self.plan.buffers[i].region == r)
-            .collect()
+        let all = self.by_region.get_or_init(|| {
+            let mut out = vec![Vec::new(); self.problem.regions.len()];
+            for (i, placed) in self.plan.buffers.iter().enumerate() {
+                if let Some(m) = out.get_mut(placed.region) {
+                    m.push(i);
+                }
+            }
+            out
+        });
+        all.get(r).cloned().unwrap_or_default()
     }
 }
 

@@ -89,6 +89,11 @@ fn escape(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
+            // XML 1.0 has no way to write these: shown as Rust writes them.
+            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
+            '\u{fffe}' | '\u{ffff}' => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
         }
     }

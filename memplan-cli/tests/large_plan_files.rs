@@ -122,3 +122,40 @@ fn lifetimes_up_to_the_last_step_plan() {
     assert_eq!(lower_bound(&rows), 128);
     assert_eq!(plan(&path, "optimal(nodes = 38000)"), (128, 128));
 }
+
+/// A JSON plan file of 100,000 buffers, pretty-printed (one field per line), with an error
+/// in its last buffer: named at its line and column, read in one pass (positions were
+/// computed from the start of the text for each buffer: quadratic).
+#[test]
+fn a_json_file_of_100_000_buffers_names_an_error_in_its_last_buffer() {
+    let n = 100_000;
+    let mut text = String::from("{\n  \"buffers\": [\n");
+    for i in 0..n {
+        let (first, last) = if i + 1 == n {
+            (5, 2)
+        } else {
+            (i % 50, i % 50 + 3)
+        };
+        text.push_str(&format!(
+            "    {{\n      \"name\": \"b{i}\",\n      \"size\": 64,\n      \"first\": {first},\n      \"last\": {last}\n    }}{}\n",
+            if i + 1 == n { "" } else { "," }
+        ));
+    }
+    text.push_str("  ]\n}\n");
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("buffers_100k.json");
+    std::fs::write(&path, &text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
+        .arg("plan")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    // Each buffer object takes 6 lines after the 2 opening ones; the last starts on line
+    // 3 + 6 * 99,999, at column 5.
+    let line = 3 + 6 * (n - 1);
+    assert!(
+        err.contains(&format!(":{line}:5: `b{}` has an empty lifetime", n - 1)),
+        "{err}"
+    );
+    assert_eq!(out.status.code(), Some(2), "{err}");
+}

@@ -201,3 +201,61 @@ fn inspect_refuses_an_allocated_info_section_and_a_file_without_one() {
         text(&out.stderr)
     );
 }
+
+/// A description that memplan did not write (made by hand, or corrupted): `inspect` says
+/// what is inconsistent, exits 1 and draws nothing, never a panic, whatever it is asked
+/// to draw.
+#[test]
+fn inspect_says_when_a_description_is_inconsistent_and_draws_nothing() {
+    let dir = package("inspect-forged", PLAN);
+    let cases = [
+        (
+            "buffer b 3 0 16 0 0\n",
+            "buffer `b` is in region 3, but the plan has 2 regions",
+        ),
+        (
+            "buffer b 0 0 16 5 2\n",
+            "buffer `b` has a lifetime whose last step 2 is before its first 5",
+        ),
+        (
+            "buffer b 0 60 16 0 0\n",
+            "buffer `b` (16 bytes at 60) ends past the 64 planned bytes of region `r`",
+        ),
+        (
+            "",
+            "region `r` has a lower bound of 99 bytes, above its 64 planned bytes",
+        ),
+    ];
+    for (k, (buffer, want)) in cases.iter().enumerate() {
+        let lower_bound = if buffer.is_empty() { 99 } else { 64 };
+        let record = format!(
+            "memplan-plan 1\nplan p crate\nstrategy greedy -\nregion r 32 64 {lower_bound} 0 16 1 0 -\nregion r 32 64 64 0 16 1 0 -\nbuffer a 0 0 64 0 0\n{buffer}end\n"
+        );
+        let elf = dir.join(format!("forged{k}.elf"));
+        elf_with_info(&elf, record.as_bytes(), false);
+        let svg = dir.join(format!("forged{k}.svg"));
+        let trace = dir.join(format!("forged{k}.json"));
+        let out = memplan(&[
+            "inspect".as_ref(),
+            elf.as_os_str(),
+            "--svg".as_ref(),
+            svg.as_os_str(),
+            "--trace".as_ref(),
+            trace.as_os_str(),
+        ]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("the description of plan `p` is inconsistent"),
+            "{err}"
+        );
+        assert!(err.contains(want), "{want}: {err}");
+        // Every description here also names its region twice and plans above capacity.
+        assert!(err.contains("region `r` is described twice"), "{err}");
+        assert!(
+            err.contains("region `r` plans 64 bytes, more than its capacity of 32"),
+            "{err}"
+        );
+        assert!(!svg.exists() && !trace.exists());
+    }
+}

@@ -41,7 +41,8 @@ pub struct FileChecked {
 /// The file cannot be read, or is not Rust tokens (the lexer's message, at
 /// `FILE:LINE:COLUMN` where it knows them).
 pub fn check_file(file: &Path, options: &Options) -> Result<FileChecked, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let text =
+        memplan_planner::files::read_text(file).map_err(|e| format!("{}: {e}", file.display()))?;
     check_text(file, &text, options)
 }
 
@@ -105,7 +106,7 @@ pub fn modules_of_invocation(
         .and_then(|root| relative(file, root))
         .map(|rel| source::file_modules(&rel))
         .unwrap_or_default();
-    if let Some(inline) = std::fs::read_to_string(file)
+    if let Some(inline) = memplan_planner::files::read_text(file)
         .ok()
         .and_then(|text| source::modules_of(&text, tokens))
     {

@@ -153,8 +153,14 @@ impl PlanInfo {
             "optimal",
             "nodes"
         );
+        let mut count = vec![0usize; self.regions.len()];
+        for b in &self.buffers {
+            if let Some(c) = count.get_mut(b.region) {
+                *c += 1;
+            }
+        }
         for (r, rp) in self.regions.iter().enumerate() {
-            let n = self.buffers.iter().filter(|b| b.region == r).count();
+            let n = count[r];
             let peak = rp.peak_step.map_or("-".to_string(), |s| s.to_string());
             out.push_str(&format!(
                 "{:<16} {:>3} {:>12} {:>12} {:>12} {:>9} {:>8} {:>7} {:>8}\n",
@@ -168,6 +174,67 @@ impl PlanInfo {
                 if rp.proven_optimal { "yes" } else { "no" },
                 rp.nodes
             ));
+        }
+        out
+    }
+
+    /// What is inconsistent in the description (empty for one the macro wrote): each
+    /// region named once, with its planned bytes within its capacity and its lower bound
+    /// within its planned bytes, a power-of-two alignment, and every buffer in a region of
+    /// the plan, inside its planned bytes, with a lifetime whose last step is not before
+    /// its first. A description read from a file may have been made by anything: tools
+    /// check it before they draw it.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut names = std::collections::HashSet::new();
+        for r in &self.regions {
+            if !names.insert(r.name.as_str()) {
+                out.push(format!("region `{}` is described twice", r.name));
+            }
+            if r.planned > r.capacity {
+                out.push(format!(
+                    "region `{}` plans {} bytes, more than its capacity of {}",
+                    r.name, r.planned, r.capacity
+                ));
+            }
+            if r.lower_bound > r.planned {
+                out.push(format!(
+                    "region `{}` has a lower bound of {} bytes, above its {} planned bytes",
+                    r.name, r.lower_bound, r.planned
+                ));
+            }
+            if !r.align.is_power_of_two() {
+                out.push(format!(
+                    "region `{}` has an alignment of {}, not a power of two",
+                    r.name, r.align
+                ));
+            }
+        }
+        for b in &self.buffers {
+            let Some(r) = self.regions.get(b.region) else {
+                out.push(format!(
+                    "buffer `{}` is in region {}, but the plan has {} regions",
+                    b.name,
+                    b.region,
+                    self.regions.len()
+                ));
+                continue;
+            };
+            if b.offset
+                .checked_add(b.size)
+                .is_none_or(|end| end > r.planned)
+            {
+                out.push(format!(
+                    "buffer `{}` ({} bytes at {}) ends past the {} planned bytes of region `{}`",
+                    b.name, b.size, b.offset, r.planned, r.name
+                ));
+            }
+            if b.last < b.first {
+                out.push(format!(
+                    "buffer `{}` has a lifetime whose last step {} is before its first {}",
+                    b.name, b.last, b.first
+                ));
+            }
         }
         out
     }

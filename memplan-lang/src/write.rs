@@ -112,9 +112,10 @@ fn mangle(name: &str, prefix: &str) -> String {
 ///
 /// # Errors
 ///
-/// The module name is not an identifier; or the text, read back through the front end,
-/// has an error or plans to other offsets than `plan` (a bug: the message says which
-/// buffer). `plan` must be a plan of `problem`.
+/// The module name is not an identifier; a region plans more than `isize::MAX` bytes of
+/// a 64-bit target; or the text, read back through the front end, has an error or plans
+/// to other offsets than `plan` (a bug: the message says which buffer). `plan` must be a
+/// plan of `problem`.
 pub fn invocation(
     problem: &Problem,
     plan: &Plan,
@@ -125,6 +126,17 @@ pub fn invocation(
             "`{}` is not a Rust identifier: the module needs one",
             options.module
         ));
+    }
+    // The front end's rule for what can be emitted: no arena above Rust's largest object.
+    for (region, rp) in problem.regions.iter().zip(&plan.regions) {
+        if rp.planned_bytes > i64::MAX as u64 {
+            return Err(format!(
+                "region `{}` plans {} bytes, more than the largest object Rust allows ({} bytes, `isize::MAX`): no memory_plan! can hold it",
+                region.name,
+                rp.planned_bytes,
+                i64::MAX
+            ));
+        }
     }
     let text = write(problem, plan, options);
     verify(&text, plan)?;

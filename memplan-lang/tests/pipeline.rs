@@ -135,3 +135,25 @@ fn input_nested_a_hundred_thousand_levels_deep_is_an_error_not_a_stack_overflow(
         "the input nests more than 64 levels of brackets deep here"
     );
 }
+
+/// A size of 200,000 digits is one error on the number, found before syn reads its value
+/// (digit by digit into a decimal big integer: quadratic, 38 s in release builds).
+#[test]
+fn a_number_of_200_000_digits_is_one_error() {
+    let src = format!(
+        "mod m {{ region r: 64 bytes; buffer a: {} bytes in r, live 0..=0; }}",
+        "9".repeat(200_000)
+    );
+    let checked = check(src.parse().unwrap(), &Env::default());
+    let messages: Vec<&str> = checked
+        .diagnostics
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "a number of 200000 characters (`99999999999999999999...`): sizes, offsets, alignments and steps fit 64 bits, at most 20 digits"
+        ]
+    );
+}

@@ -278,12 +278,9 @@ impl PlanErrorDisplay<'_> {
     }
 
     fn capacities(&self) -> String {
-        self.problem
-            .regions
-            .iter()
-            .map(|r| format!("`{}` has {} bytes", r.name, r.capacity))
-            .collect::<Vec<_>>()
-            .join(", ")
+        listed(&self.problem.regions, |r| {
+            format!("`{}` has {} bytes", r.name, r.capacity)
+        })
     }
 
     fn overflow(&self, f: &mut fmt::Formatter<'_>, o: &Overflow) -> fmt::Result {
@@ -510,17 +507,13 @@ impl fmt::Display for PlanErrorDisplay<'_> {
                 needed,
                 available,
             } => {
-                let larger: Vec<String> = p
-                    .regions
-                    .iter()
-                    .filter(|r| r.capacity >= *needed)
-                    .map(|r| format!("`{}` ({} bytes)", r.name, r.capacity))
-                    .collect();
+                let larger: Vec<&crate::Region> =
+                    p.regions.iter().filter(|r| r.capacity >= *needed).collect();
                 let named = matches!(p.buffers[*buffer].placement, Placement::In(_));
                 let hint = if named && !larger.is_empty() {
                     format!(
                         "; a buffer placed with `in` never moves to another region: {} would fit it",
-                        larger.join(", ")
+                        listed(&larger, |r| format!("`{}` ({} bytes)", r.name, r.capacity))
                     )
                 } else {
                     String::new()
@@ -546,15 +539,28 @@ impl fmt::Display for PlanErrorDisplay<'_> {
                 self.capacities()
             ),
             PlanError::SizeOverflow { buffers, region } => {
-                let names: Vec<String> = buffers.iter().map(|&i| self.b(i)).collect();
                 let region = region.map_or(String::new(), |r| format!(" in region {}", self.r(r)));
                 write!(
                     f,
                     "size arithmetic overflows 64 bits placing {}{region}: the sizes are too large for any address space",
-                    names.join(", ")
+                    listed(buffers, |&i| self.b(i))
                 )
             }
             PlanError::Overflow(o) => self.overflow(f, o),
         }
     }
+}
+
+/// The most items a message lists; the rest are counted: `and 19992 more`.
+pub const LISTED: usize = 8;
+
+/// `items` as a comma-separated list for a message, each written by `show`: at most
+/// [`LISTED`] of them, then `and N more`, so that a message about thousands of regions or
+/// buffers stays a line (and costs no more than that to write).
+pub fn listed<T>(items: &[T], show: impl Fn(&T) -> String) -> String {
+    let mut out: Vec<String> = items.iter().take(LISTED).map(show).collect();
+    if items.len() > LISTED {
+        out.push(format!("and {} more", items.len() - LISTED));
+    }
+    out.join(", ")
 }

@@ -19,11 +19,13 @@ pub mod placed;
 mod any;
 mod error;
 mod plan_file;
+mod read;
 mod rows;
 
 pub use any::{detect, parse_any, read_any};
 pub use error::FileError;
 pub use plan_file::{FileBuffer, FileRegion, Format, PlanFile, ProblemOptions, UNBOUNDED};
+pub use read::{MAX_FILE_BYTES, read_bounded, read_text};
 pub use rows::{
     ExecutorchRow, MinimallocRow, parse_executorch, parse_minimalloc, read_executorch,
     read_minimalloc,

@@ -52,7 +52,7 @@ mod strategy;
 mod timeline;
 mod validate;
 
-pub use error::{Names, Overflow, PlanError, PlanErrorDisplay};
+pub use error::{LISTED, Names, Overflow, PlanError, PlanErrorDisplay, listed};
 pub use instance::{
     AlignedBound, Instance, Item, Layout, SizeOverflow, align_up, aligned_lower_bound, lower_bound,
 };

@@ -259,3 +259,56 @@ fn a_spilled_buffer_takes_the_alignment_of_the_region_that_takes_it() {
         out.buffers
     );
 }
+
+/// 20,000 regions of 16 bytes and 20,000 buffers of 16 bytes all live at step 0: each
+/// region takes one buffer, in order (the spill rule), and the work stays linear: a region
+/// whose free bytes cannot take the smallest buffer left is not scanned.
+#[test]
+fn twenty_thousand_regions_each_take_one_buffer() {
+    let n = 20_000;
+    let p = Problem {
+        regions: (0..n).map(|r| region(&format!("r{r}"), 16, 16)).collect(),
+        buffers: (0..n)
+            .map(|i| Buffer::new(format!("b{i}"), 16, 0, 0, 0).anywhere())
+            .collect(),
+    };
+    let out = plan(&p, Strategy::default()).unwrap();
+    validate(&p, &out).unwrap();
+    assert!(
+        out.buffers
+            .iter()
+            .enumerate()
+            .all(|(i, b)| b.region == i && b.offset == 0)
+    );
+}
+
+/// A buffer larger than each of 20,000 regions: one error per buffer, each naming a few
+/// regions and counting the rest, not a list of 20,000.
+#[test]
+fn an_error_about_every_region_lists_a_few_and_counts_the_rest() {
+    let n = 20_000;
+    let p = Problem {
+        regions: (0..n).map(|r| region(&format!("r{r}"), 16, 16)).collect(),
+        buffers: (0..n)
+            .map(|i| Buffer::new(format!("b{i}"), 32, 0, 0, 0).anywhere())
+            .collect(),
+    };
+    let errors = plan(&p, Strategy::default()).unwrap_err();
+    assert_eq!(errors.len(), n);
+    assert!(matches!(
+        errors[0],
+        PlanError::LargerThanEveryRegion {
+            buffer: 0,
+            size: 32
+        }
+    ));
+    let text = errors[n - 1].display(&p).to_string();
+    assert_eq!(
+        text,
+        format!(
+            "buffer `b{}` (32 bytes) exceeds every region: `r0` has 16 bytes, `r1` has 16 bytes, `r2` has 16 bytes, `r3` has 16 bytes, `r4` has 16 bytes, `r5` has 16 bytes, `r6` has 16 bytes, `r7` has 16 bytes, and {} more",
+            n - 1,
+            n - 8
+        )
+    );
+}

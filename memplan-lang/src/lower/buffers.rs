@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 
 use super::context::Lowering;
 use super::model::{BufferRecord, BufferSpans, Declared, ElemInfo};
-use super::values::{check_align, object_bytes, placement_of, size_bytes};
+use super::values::{check_align, object_bytes, placement_of};
 use crate::diag::SpanRange;
 use crate::names;
 use crate::parse::{BufferDecl, Elem, Live};
@@ -121,8 +121,7 @@ fn size_and_element(
         }
         return (0, b.name.span().into(), ElemInfo::Bytes, 1);
     };
-    let bytes = size_bytes(cx, s, &format!("buffer `{name}`"));
-    let bytes = object_bytes(cx, bytes, s.span, &format!("buffer `{name}`"));
+    let bytes = object_bytes(cx, s, &format!("buffer `{name}`"));
     let elem = match &s.elem {
         Elem::Bytes => ElemInfo::Bytes,
         Elem::Prim { ty, size, .. } => {

@@ -47,6 +47,8 @@ pub(crate) struct Lowering<'a> {
     pub(crate) type_names: HashMap<String, String>,
     /// Statements that may be given once: `crate`, `strategy`, and each pool.
     pub(crate) seen: Seen,
+    /// "Did you mean" searches left ([`super::values::did_you_mean`]).
+    pub(crate) hints_left: usize,
 }
 
 /// Which once-only statements were seen.

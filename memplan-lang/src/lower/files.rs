@@ -20,12 +20,12 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl) {
         return;
     };
     let shown = f.path.value();
-    let text = match std::fs::read_to_string(&path) {
+    let text = match memplan_planner::files::read_text(&path) {
         Ok(t) => t,
         Err(e) => {
             cx.diags.at(
                 f.path.span(),
-                format!("cannot read plan file `{}`: {e}", path.display()),
+                format!("plan file `{}`: {e}", path.display()),
             );
             return;
         }

@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 
 use super::context::Lowering;
 use super::model::Pool;
-use super::values::{check_align, object_bytes, size_bytes};
+use super::values::{check_align, object_bytes};
 use crate::parse::{PoolDecl, StrategyDecl};
 
 pub(super) fn krate(cx: &mut Lowering<'_>, path: syn::Path) {
@@ -39,8 +39,7 @@ pub(super) fn pool(cx: &mut Lowering<'_>, p: PoolDecl) {
             .at(p.which.span(), format!("`{}` is given twice", p.which));
     }
     cx.seen.pools[k] = true;
-    let bytes = size_bytes(cx, &p.size, &format!("the `{}` pool", p.which));
-    let bytes = object_bytes(cx, bytes, p.size.span, &format!("the `{}` pool", p.which));
+    let bytes = object_bytes(cx, &p.size, &format!("the `{}` pool", p.which));
     let align = match p.align {
         Some((a, span)) => check_align(cx, a, span).unwrap_or(Pool::default().align),
         None => Pool::default().align,

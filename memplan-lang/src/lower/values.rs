@@ -27,16 +27,15 @@ pub(super) fn size_bytes(cx: &mut Lowering<'_>, size: &Size, what: &str) -> u64 
 /// arena can be larger.
 pub(super) const MAX_OBJECT: u64 = i64::MAX as u64;
 
-/// `bytes` of `what` (a buffer, a pool), reporting a size above [`MAX_OBJECT`].
-pub(super) fn object_bytes(
-    cx: &mut Lowering<'_>,
-    bytes: u64,
-    span: crate::diag::SpanRange,
-    what: &str,
-) -> u64 {
-    if bytes > MAX_OBJECT && bytes != u64::MAX {
+/// The bytes of `size` of `what` (a buffer, a pool: an object), reporting a size that does
+/// not fit 64 bits ([`size_bytes`]) or is above [`MAX_OBJECT`], once.
+pub(super) fn object_bytes(cx: &mut Lowering<'_>, size: &Size, what: &str) -> u64 {
+    let Some(bytes) = size.bytes else {
+        return size_bytes(cx, size, what);
+    };
+    if bytes > MAX_OBJECT {
         cx.diags.at(
-            span,
+            size.span,
             format!(
                 "{what} is {bytes} bytes, more than the largest object Rust allows ({MAX_OBJECT} bytes, `isize::MAX`)"
             ),
@@ -72,30 +71,46 @@ pub(super) fn placement_of(cx: &mut Lowering<'_>, region: Option<&Ident>) -> Pla
     if let Some(&r) = cx.region_by_name.get(&id.to_string()) {
         return Placement::In(r);
     }
-    let known: Vec<&str> = cx
-        .model
-        .regions
-        .iter()
-        .map(|r| r.region.name.as_str())
-        .collect();
-    let list = if known.is_empty() {
+    let regions = &cx.model.regions;
+    let list = if regions.is_empty() {
         "none is declared".to_string()
     } else {
-        known
-            .iter()
-            .map(|k| format!("`{k}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        memplan_planner::listed(regions, |r| format!("`{}`", r.region.name))
     };
     let wanted = id.to_string();
-    let close = known.iter().find(|k| edit_distance(k, &wanted) <= 2);
-    let hint = close.map_or(String::new(), |k| format!(" (did you mean `{k}`?)"));
+    let hint = did_you_mean(
+        &mut cx.hints_left,
+        &wanted,
+        regions.iter().map(|r| r.region.name.as_str()),
+    );
     cx.diags.at(
         id.span(),
         format!("unknown region `{id}`{hint}; the regions are: {list}"),
     );
     Placement::Anywhere
 }
+
+/// ` (did you mean `x`?)` for the first of `known` within two edits of `wanted`, or
+/// nothing. Each invocation searches for at most [`HINTS`] unknown names (`hints_left`
+/// counts down), and only names of a similar length, so that thousands of unknown names
+/// among thousands of known ones cost no more than a few searches.
+pub(super) fn did_you_mean<'a>(
+    hints_left: &mut usize,
+    wanted: &str,
+    known: impl Iterator<Item = &'a str>,
+) -> String {
+    if *hints_left == 0 || wanted.len() > 64 {
+        return String::new();
+    }
+    *hints_left -= 1;
+    let close = known
+        .filter(|k| k.len().abs_diff(wanted.len()) <= 2)
+        .find(|k| edit_distance(k, wanted) <= 2);
+    close.map_or(String::new(), |k| format!(" (did you mean `{k}`?)"))
+}
+
+/// How many unknown names of one invocation get a "did you mean" search.
+pub(super) const HINTS: usize = 16;
 
 /// Levenshtein distance, for "did you mean" hints.
 fn edit_distance(a: &str, b: &str) -> usize {

@@ -182,6 +182,85 @@ pub struct FileDecl {
 /// The deepest the whole input may nest (delimiters and angle brackets).
 pub const MAX_DEPTH: usize = 64;
 
+/// The most characters a number literal may have: `u64::MAX` has 20 digits, and room is
+/// left for `_` separators and a `0x` prefix.
+pub const MAX_NUMBER_CHARS: usize = 96;
+
+/// `tokens` with every number literal longer than [`MAX_NUMBER_CHARS`] reported and
+/// replaced by `0` (so the statement parses and adds no error of its own): syn reads a
+/// number literal's value digit by digit into a decimal big integer, quadratic in its
+/// length, before any check of ours could refuse it. Iterative: the input may nest deeply.
+fn long_numbers(tokens: TokenStream, errors: &mut Diagnostics) -> TokenStream {
+    use proc_macro2::{Group, Literal, TokenTree};
+    // Rebuilding the groups would lose their delimiters' own spans: only when needed.
+    let is_long = |l: &Literal| {
+        let text = l.to_string();
+        text.len() > MAX_NUMBER_CHARS && text.starts_with(|c: char| c.is_ascii_digit())
+    };
+    let mut any = false;
+    let mut scan: Vec<TokenStream> = vec![tokens.clone()];
+    while let Some(ts) = scan.pop() {
+        for tt in ts {
+            match tt {
+                TokenTree::Group(g) => scan.push(g.stream()),
+                TokenTree::Literal(l) if is_long(&l) => any = true,
+                _ => {}
+            }
+        }
+    }
+    if !any {
+        return tokens;
+    }
+    // Each frame: the trees left to read, those kept, and the group to rebuild.
+    let mut stack: Vec<(std::vec::IntoIter<TokenTree>, Vec<TokenTree>, Option<Group>)> = vec![(
+        tokens.into_iter().collect::<Vec<_>>().into_iter(),
+        Vec::new(),
+        None,
+    )];
+    while let Some(frame) = stack.last_mut() {
+        match frame.0.next() {
+            Some(TokenTree::Group(g)) => {
+                let inner = g.stream().into_iter().collect::<Vec<_>>().into_iter();
+                stack.push((inner, Vec::new(), Some(g)));
+            }
+            Some(TokenTree::Literal(l)) => {
+                if is_long(&l) {
+                    let text = l.to_string();
+                    errors.at(
+                        l.span(),
+                        format!(
+                            "a number of {} characters (`{}...`): sizes, offsets, alignments and steps fit 64 bits, at most 20 digits",
+                            text.len(),
+                            &text[..20]
+                        ),
+                    );
+                    let mut zero = Literal::u64_unsuffixed(0);
+                    zero.set_span(l.span());
+                    frame.1.push(TokenTree::Literal(zero));
+                } else {
+                    frame.1.push(TokenTree::Literal(l));
+                }
+            }
+            Some(other) => frame.1.push(other),
+            None => {
+                let Some((_, kept, group)) = stack.pop() else {
+                    break;
+                };
+                let stream: TokenStream = kept.into_iter().collect();
+                match (group, stack.last_mut()) {
+                    (Some(g), Some(parent)) => {
+                        let mut rebuilt = Group::new(g.delimiter(), stream);
+                        rebuilt.set_span(g.span());
+                        parent.1.push(TokenTree::Group(rebuilt));
+                    }
+                    _ => return stream,
+                }
+            }
+        }
+    }
+    TokenStream::new()
+}
+
 /// Parses the whole input, collecting statement errors into `errors`. Returns `None` only
 /// when the module header itself cannot be read.
 pub fn parse(tokens: TokenStream, errors: &mut Diagnostics) -> Option<Input> {
@@ -194,6 +273,7 @@ pub fn parse(tokens: TokenStream, errors: &mut Diagnostics) -> Option<Input> {
         );
         return None;
     }
+    let tokens = long_numbers(tokens, errors);
     let header: Header = match syn::parse2(tokens) {
         Ok(h) => h,
         Err(e) => {

@@ -136,8 +136,7 @@ fn parse_json(_: &str, file: &str) -> Result<PlanFile, FileError> {
 /// As [`parse_any`], and a [`FileError`] when the file cannot be read.
 pub fn read_any(path: &Path) -> Result<PlanFile, FileError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path)
-        .map_err(|e| FileError::at_line(&file, None, format!("cannot read: {e}")))?;
+    let bytes = super::read::read_bounded(path).map_err(|e| FileError::at_line(&file, None, e))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
         let text = String::from_utf8_lossy(&e.as_bytes()[..valid]).into_owned();

@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::error::FileError;
-use super::plan_file::{FileBuffer, FileRegion, Format, PlanFile, line_column};
+use super::plan_file::{FileBuffer, FileRegion, Format, PlanFile, Positions};
 use crate::problem::{Lifetime, MAX_ALIGN};
 
 /// A JSON plan file, as read and as written (`serde`): the schema above.
@@ -129,9 +129,10 @@ pub fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
     };
     let doc: JsonPlan = serde_json::from_str(text).map_err(serde_error)?;
     let places: Places<'_> = serde_json::from_str(text).map_err(serde_error)?;
+    let positions = std::cell::RefCell::new(Positions::new(text));
     let at = |raw: Option<&&RawValue>, message: String| {
         let offset = raw.map_or(0, |r| r.get().as_ptr() as usize - text.as_ptr() as usize);
-        let (line, column) = line_column(text, offset);
+        let (line, column) = positions.borrow_mut().at(offset);
         FileError {
             file: file.to_string(),
             line: Some(line),
@@ -176,7 +177,9 @@ pub fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
     for (i, b) in doc.buffers.into_iter().enumerate() {
         let raw = places.buffers.get(i);
         let (line, column) = raw.map_or((1, 1), |r| {
-            line_column(text, r.get().as_ptr() as usize - text.as_ptr() as usize)
+            positions
+                .borrow_mut()
+                .at(r.get().as_ptr() as usize - text.as_ptr() as usize)
         });
         if b.name.is_empty() {
             return Err(at(raw, "a buffer has an empty name".to_string()));

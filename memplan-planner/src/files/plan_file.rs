@@ -112,10 +112,55 @@ pub struct ProblemOptions {
 
 /// The 1-based line and column (in characters) of byte `offset` of `text`.
 pub(super) fn line_column(text: &str, offset: usize) -> (u64, u64) {
-    let before = text.get(..offset.min(text.len())).unwrap_or(text);
-    let line = before.matches('\n').count() as u64 + 1;
-    let start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line, before[start..].chars().count() as u64 + 1)
+    Positions::new(text).at(offset)
+}
+
+/// Lines and columns of byte offsets of one text, for many offsets: each query walks on
+/// from the previous one when it is further on (the readers ask in file order), so a file
+/// costs one pass over its text however many positions are asked, where computing each
+/// from the start is quadratic. A query behind the previous one starts again from its line.
+pub(super) struct Positions<'a> {
+    text: &'a str,
+    /// The byte offset of the last position found, its line and column.
+    offset: usize,
+    line: u64,
+    column: u64,
+}
+
+impl<'a> Positions<'a> {
+    pub(super) fn new(text: &'a str) -> Positions<'a> {
+        Positions {
+            text,
+            offset: 0,
+            line: 1,
+            column: 1,
+        }
+    }
+
+    /// The 1-based line and column (in characters) of byte `offset` (clamped to the text,
+    /// and to the start of the character it falls in).
+    pub(super) fn at(&mut self, offset: usize) -> (u64, u64) {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        if offset < self.offset {
+            // Back to the start of the line `offset` is on.
+            let start = self.text[..offset].rfind('\n').map_or(0, |i| i + 1);
+            let line = self.text[..start].matches('\n').count() as u64 + 1;
+            (self.offset, self.line, self.column) = (start, line, 1);
+        }
+        for c in self.text[self.offset..offset].chars() {
+            if c == '\n' {
+                self.line += 1;
+                self.column = 1;
+            } else {
+                self.column += 1;
+            }
+        }
+        self.offset = offset;
+        (self.line, self.column)
+    }
 }
 
 impl PlanFile {

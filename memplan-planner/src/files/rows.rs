@@ -238,8 +238,7 @@ pub(super) fn named_rows<'a>(
 /// As [`parse_executorch`], and a [`FileError`] when the file cannot be read.
 pub fn read_executorch(path: &Path) -> Result<Vec<(u64, ExecutorchRow)>, FileError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| FileError::at_line(&file, None, format!("cannot read: {e}")))?;
+    let text = super::read::read_text(path).map_err(|e| FileError::at_line(&file, None, e))?;
     parse_executorch(&text, &file)
 }
 
@@ -280,8 +279,7 @@ pub fn parse_minimalloc(text: &str, file: &str) -> Result<Vec<(u64, MinimallocRo
 /// As [`parse_minimalloc`], and a [`FileError`] when the file cannot be read.
 pub fn read_minimalloc(path: &Path) -> Result<Vec<(u64, MinimallocRow)>, FileError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| FileError::at_line(&file, None, format!("cannot read: {e}")))?;
+    let text = super::read::read_text(path).map_err(|e| FileError::at_line(&file, None, e))?;
     parse_minimalloc(&text, &file)
 }
 

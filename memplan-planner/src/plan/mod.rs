@@ -128,9 +128,10 @@ pub fn plan(problem: &Problem, strategy: Strategy) -> Result<Plan, Vec<PlanError
         problem.buffers.len()
     ];
     let mut regions = Vec::with_capacity(problem.regions.len());
+    let members = spill::members_by_region(&region_of, problem.regions.len());
     for r in (0..problem.regions.len()).filter(|&r| !bad[r]) {
         let done = packed[r].take().map(Ok);
-        match done.unwrap_or_else(|| spill::pack_region(problem, &groups, &region_of, r, strategy))
+        match done.unwrap_or_else(|| spill::pack_region(problem, &groups, &members[r], r, strategy))
         {
             Ok(p) => regions.push(finish_region(
                 problem,
@@ -190,6 +191,12 @@ fn check_sizes_and_pins(
     region_of: &[Option<usize>],
     errors: &mut Vec<PlanError>,
 ) {
+    let largest = problem
+        .regions
+        .iter()
+        .map(|r| r.capacity)
+        .max()
+        .unwrap_or(0);
     for (gi, g) in groups.iter().enumerate() {
         let b = &problem.buffers[g.root];
         match region_of[gi] {
@@ -210,7 +217,7 @@ fn check_sizes_and_pins(
             None => {
                 if b.pin.is_some() {
                     errors.push(PlanError::PinWithoutRegion { buffer: g.root });
-                } else if problem.regions.iter().all(|reg| g.size > reg.capacity) {
+                } else if problem.regions.is_empty() || g.size > largest {
                     errors.push(PlanError::LargerThanEveryRegion {
                         buffer: g.root,
                         size: g.size,

@@ -2,6 +2,8 @@
 //! on [`crate::plan()`]. The live bytes per section are a range-add, range-max tree
 //! ([`LiveBytes`]): `O(log S)` per buffer taken or tried, whatever its lifetime.
 
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
 use crate::error::PlanError;
 use crate::instance::{Instance, Item};
 use crate::problem::Problem;
@@ -63,21 +65,40 @@ pub(super) fn spill(
         (piece_start[gi]..piece_start[gi + 1])
             .map(move |k| (span[k], groups[gi].pieces[k - piece_start[gi]].size))
     };
+    // The groups still without a region, in group order, and how many of each size: a
+    // region none of whose free bytes could take the smallest of them is skipped, and a
+    // region's scan stops once no section has room for it.
+    let mut pending: BTreeSet<usize> = (0..groups.len())
+        .filter(|&g| region_of[g].is_none())
+        .collect();
+    let mut sizes: BTreeMap<u64, usize> = BTreeMap::new();
+    for &g in &pending {
+        *sizes.entry(groups[g].size).or_insert(0) += 1;
+    }
+    let mut members = members_by_region(region_of, nr);
+    let mut live = LiveBytes::new(timeline.sections());
     for r in (0..nr).filter(|&r| !bad[r]) {
         let cap = problem.regions[r].capacity;
         // Groups this region sent on because its plan overflowed with them.
-        let mut refused = vec![false; groups.len()];
-        loop {
+        let mut refused: HashSet<usize> = HashSet::new();
+        while let Some((&smallest, _)) = sizes.first_key_value() {
+            if smallest > cap {
+                break;
+            }
             // Step 1: by the live bytes (exact: a sum past `u64::MAX` is over any capacity).
-            let mut live = LiveBytes::new(timeline.sections());
-            for gi in (0..groups.len()).filter(|&gi| region_of[gi] == Some(r)) {
+            live.reset();
+            for &gi in &members[r] {
                 for (s, size) in pieces_of(gi) {
                     live.add(s, size);
                 }
             }
             let mut taken = Vec::new();
-            for gi in 0..groups.len() {
-                if region_of[gi].is_some() || refused[gi] {
+            for &gi in &pending {
+                // No section has room for the smallest group left: none can be taken.
+                if live.least() + u128::from(smallest) > u128::from(cap) {
+                    break;
+                }
+                if refused.contains(&gi) {
                     continue;
                 }
                 let fits = pieces_of(gi)
@@ -95,53 +116,89 @@ pub(super) fn spill(
             // Step 2: by the plan.
             let fits =
                 |x: &Result<Packed, PlanError>| x.as_ref().is_ok_and(|p| p.1.layout.bytes <= cap);
-            let keep = |region_of: &mut [Option<usize>], k: usize| {
-                for (j, &gi) in taken.iter().enumerate() {
-                    region_of[gi] = (j < k).then_some(r);
-                }
-            };
+            let with = |k: usize| merged(&members[r], &taken[..k]);
             let before = packed[r].take();
-            keep(region_of, taken.len());
-            let all = pack_region(problem, groups, region_of, r, strategy);
-            if fits(&all) {
+            let all = pack_region(problem, groups, &with(taken.len()), r, strategy);
+            let kept = if fits(&all) {
                 packed[r] = all.ok();
+                taken.len()
+            } else {
+                // The first group with which the plan overflows: `lo` kept fits (none kept:
+                // the region as it was before this round), `hi` kept does not.
+                let (mut lo, mut hi) = (0, taken.len());
+                let mut last_fit = before;
+                while hi - lo > 1 {
+                    let mid = lo + (hi - lo) / 2;
+                    let trial = pack_region(problem, groups, &with(mid), r, strategy);
+                    if fits(&trial) {
+                        lo = mid;
+                        last_fit = trial.ok();
+                    } else {
+                        hi = mid;
+                    }
+                }
+                refused.insert(taken[lo]);
+                packed[r] = last_fit;
+                lo
+            };
+            for &gi in &taken[..kept] {
+                region_of[gi] = Some(r);
+                pending.remove(&gi);
+                if let Some(c) = sizes.get_mut(&groups[gi].size) {
+                    *c -= 1;
+                    if *c == 0 {
+                        sizes.remove(&groups[gi].size);
+                    }
+                }
+            }
+            members[r] = with(kept);
+            if kept == taken.len() {
                 break;
             }
-            // The first group with which the plan overflows: `lo` kept fits (none kept:
-            // the region as it was before this round), `hi` kept does not.
-            let (mut lo, mut hi) = (0, taken.len());
-            let mut last_fit = before;
-            while hi - lo > 1 {
-                let mid = lo + (hi - lo) / 2;
-                keep(region_of, mid);
-                let trial = pack_region(problem, groups, region_of, r, strategy);
-                if fits(&trial) {
-                    lo = mid;
-                    last_fit = trial.ok();
-                } else {
-                    hi = mid;
-                }
-            }
-            keep(region_of, lo);
-            refused[taken[lo]] = true;
-            packed[r] = last_fit;
         }
     }
     packed
 }
 
-/// Packs region `r`: returns the groups in it (in group order), the outcome and the
-/// instance.
+/// The groups of each of `regions` regions, in group order.
+pub(super) fn members_by_region(region_of: &[Option<usize>], regions: usize) -> Vec<Vec<usize>> {
+    let mut out = vec![Vec::new(); regions];
+    for (g, r) in region_of.iter().enumerate() {
+        if let Some(r) = *r
+            && let Some(m) = out.get_mut(r)
+        {
+            m.push(g);
+        }
+    }
+    out
+}
+
+/// `a` and `b`, both in increasing order, merged in increasing order.
+fn merged(a: &[usize], b: &[usize]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        if j == b.len() || (i < a.len() && a[i] < b[j]) {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out
+}
+
+/// Packs region `r`, which holds the groups `members` (in group order): returns them, the
+/// outcome and the instance.
 pub(super) fn pack_region(
     problem: &Problem,
     groups: &[Group],
-    region_of: &[Option<usize>],
+    members: &[usize],
     r: usize,
     strategy: Strategy,
 ) -> Result<Packed, PlanError> {
-    let members: Vec<usize> = (0..groups.len())
-        .filter(|&g| region_of[g] == Some(r))
-        .collect();
+    let members = members.to_vec();
     let mut instance = Instance::new(
         members
             .iter()

@@ -15,14 +15,22 @@
 #[cfg(feature = "json")]
 pub mod json;
 pub mod placed;
+pub mod tflite;
 
 mod any;
 mod error;
+mod flatbuffer;
+mod model;
 mod plan_file;
 mod rows;
 
 pub use any::{detect, parse_any, read_any};
 pub use error::FileError;
+pub use flatbuffer::{MAX_FILE_BYTES, MAX_RANK};
+pub use model::{
+    Activation, AliasGroup, ElementType, ModelFile, ModelFormat, Operator, Options, Padding,
+    PlannedTensor, Primitive, Quantization, Subgraph, TensorId, TensorInfo, Value, detect_model,
+};
 pub use plan_file::{FileBuffer, FileRegion, Format, PlanFile, ProblemOptions, UNBOUNDED};
 pub use rows::{
     ExecutorchRow, MinimallocRow, parse_executorch, parse_minimalloc, read_executorch,

@@ -15,6 +15,7 @@
 #[cfg(feature = "json")]
 pub mod json;
 pub mod placed;
+pub mod pte;
 pub mod tflite;
 
 mod any;

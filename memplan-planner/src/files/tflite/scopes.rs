@@ -89,7 +89,7 @@ impl fmt::Display for ScopeError {
             ),
             ScopeError::Recursion(g, op, s) => write!(
                 f,
-                "operator {op} of subgraph {g} runs subgraph {s} while subgraph {s} is running: recursive subgraphs are refused (TFLite Micro's planner would not terminate)"
+                "operator {op} of subgraph {g} runs subgraph {s} while subgraph {s} is running: recursive subgraphs are refused (TensorFlow Lite Micro's planner would not terminate)"
             ),
             ScopeError::TooManyScopes => write!(
                 f,

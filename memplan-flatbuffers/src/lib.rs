@@ -27,6 +27,7 @@ extern crate alloc;
     unused_imports,
     deprecated
 )]
+#[rustfmt::skip]
 #[path = "generated/schema_generated.rs"]
 mod schema_generated;
 
@@ -40,6 +41,7 @@ mod schema_generated;
     unused_imports,
     deprecated
 )]
+#[rustfmt::skip]
 #[path = "generated/program_generated.rs"]
 mod program_generated;
 

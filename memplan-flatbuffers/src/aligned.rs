@@ -39,6 +39,7 @@ pub fn create_aligned_bytes<'fbb, A: Allocator + 'fbb>(
     fbb.end_vector::<u8>(bytes.len())
 }
 
+#[cfg(feature = "object-api")]
 /// Packs `model` as [`tflite::ModelT::pack`](crate::tflite::ModelT::pack) does, but with
 /// the schema's `force_align: 16` vectors (`Buffer.data`, `Operator.custom_options`)
 /// 16-byte aligned. Every field is written: the object types are destructured without
@@ -122,6 +123,7 @@ pub fn pack_tflite_model<'b, A: Allocator + 'b>(
     )
 }
 
+#[cfg(feature = "object-api")]
 fn pack_subgraph<'b, A: Allocator + 'b>(
     fbb: &mut FlatBufferBuilder<'b, A>,
     subgraph: &crate::tflite::SubGraphT,
@@ -159,6 +161,7 @@ fn pack_subgraph<'b, A: Allocator + 'b>(
     )
 }
 
+#[cfg(feature = "object-api")]
 fn pack_operator<'b, A: Allocator + 'b>(
     fbb: &mut FlatBufferBuilder<'b, A>,
     op: &crate::tflite::OperatorT,
@@ -212,6 +215,7 @@ fn pack_operator<'b, A: Allocator + 'b>(
     )
 }
 
+#[cfg(feature = "object-api")]
 /// Packs `program` as [`executorch::ProgramT::pack`](crate::executorch::ProgramT::pack)
 /// does, but with the schema's `force_align: 16` vectors (`Buffer.storage`,
 /// `BackendDelegateInlineData.data`) 16-byte aligned; every field written, as

@@ -1,17 +1,16 @@
 //! Hostile and malformed model files: every one an error naming the file and what is wrong,
 //! never a panic, never quadratic. Malformed files are made from the real ones by editing
 //! their unpacked tables (memplan-flatbuffers' object types) and packing them again.
+#![cfg(feature = "write")]
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use memplan_flatbuffers::executorch::{self as et, KernelTypesT};
-use memplan_flatbuffers::flatbuffers::FlatBufferBuilder;
 use memplan_flatbuffers::tflite::{
     self as tf, BuiltinOperator, BuiltinOptionsT, IfOptionsT, OperatorCodeT, OperatorT, TensorT,
     TensorType,
 };
-use memplan_flatbuffers::{pack_executorch_program, pack_tflite_model};
 use memplan_planner::files::{pte, tflite};
 
 fn bytes(path: &str) -> Vec<u8> {
@@ -26,10 +25,7 @@ fn model(path: &str) -> tf::ModelT {
 }
 
 fn pack(m: &tf::ModelT) -> Vec<u8> {
-    let mut fbb = FlatBufferBuilder::new();
-    let root = pack_tflite_model(&mut fbb, m);
-    fbb.finish(root, Some(tf::MODEL_IDENTIFIER));
-    fbb.finished_data().to_vec()
+    memplan_flatbuffers::finish_tflite(m)
 }
 
 fn tflite_error(m: &tf::ModelT) -> String {
@@ -216,10 +212,7 @@ fn pte_offsets_out_of_range_are_errors() {
     if let KernelTypesT::Tensor(t) = &mut plan.values.as_mut().unwrap()[2].val {
         t.allocation_info.as_mut().unwrap().memory_offset_low = 46;
     }
-    let mut fbb = FlatBufferBuilder::new();
-    let root = pack_executorch_program(&mut fbb, &p);
-    fbb.finish(root, Some(et::PROGRAM_IDENTIFIER));
-    let e = pte::read(fbb.finished_data(), "m.pte", None).unwrap_err();
+    let e = pte::read(&memplan_flatbuffers::finish_executorch(&p), "m.pte", None).unwrap_err();
     assert_eq!(
         e.to_string(),
         "m.pte: value 2 (a tensor) of execution plan 0: its 4 bytes at offset 46 of memory id 1 end past the buffer's 48 bytes (non_const_buffer_sizes[1])"

@@ -148,6 +148,7 @@ fn static_views_are_grouped_with_their_bases() {
 }
 
 #[test]
+#[cfg(feature = "write")]
 fn write_back_keeps_everything_but_the_plan() {
     for (path, name) in [
         (ADD, "add.pte"),
@@ -212,6 +213,7 @@ fn write_back_keeps_everything_but_the_plan() {
 }
 
 #[test]
+#[cfg(feature = "write")]
 fn write_back_refuses_an_incomplete_or_out_of_range_plan() {
     let b = bytes(ADD);
     let one = [pte::PlannedOffset {

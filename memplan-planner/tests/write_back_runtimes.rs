@@ -7,6 +7,7 @@
 //! MEMPLAN_WRITE_BACK_DIR=target/write-back cargo test -p memplan-planner --test write_back_runtimes -- --ignored
 //! python memplan-planner/tests/data/runtime_check.py target/write-back
 //! ```
+#![cfg(feature = "write")]
 
 use std::path::PathBuf;
 

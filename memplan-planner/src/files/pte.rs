@@ -31,12 +31,14 @@ mod aliases;
 mod header;
 mod lifetimes;
 mod types;
+#[cfg(feature = "write")]
 mod write;
 
 use memplan_flatbuffers::executorch::{
     self as fb, InstructionArguments, KernelTypes, TensorShapeDynamism,
 };
 
+#[cfg(feature = "write")]
 pub use write::{PlannedOffset, write_plan};
 
 use super::error::FileError;
@@ -100,7 +102,7 @@ fn program<'a>(
         e
     })?;
     let (part, h) = program_part(bytes, file)?;
-    let p = fb::root_as_program_with_opts(&flatbuffer::verifier_options(), part)
+    let p = memplan_flatbuffers::verify_executorch(&flatbuffer::verifier_options(), part)
         .map_err(|e| flatbuffer::invalid(file, ModelFormat::Pte, &e))?;
     Ok((p, h))
 }

@@ -27,7 +27,8 @@
 //!   say) is live at step 0 only. A subgraph that runs itself, directly or through others,
 //!   is refused (TensorFlow Lite Micro's walk would not end).
 //! - **The file's own plan**: the `OfflineMemoryAllocation` metadata (Vela writes it), one
-//!   offset per tensor of every subgraph or -1; see [`write_offline_plan`] for writing it.
+//!   offset per tensor of every subgraph or -1; `write_offline_plan` (feature `write`)
+//!   writes it.
 //! - **Not in the file**: scratch buffers. Kernels request them in their `Prepare`
 //!   (`RequestScratchBufferInArena`), at run time; their sizes depend on the kernel
 //!   implementation (reference, CMSIS-NN, ...), so the arena TensorFlow Lite Micro needs can
@@ -46,11 +47,13 @@ mod offline;
 mod options;
 mod scopes;
 mod types;
+#[cfg(feature = "write")]
 mod write;
 
 use memplan_flatbuffers::tflite::{self as fb, BuiltinOperator, Model};
 
 pub use offline::{METADATA_NAME, ONLINE};
+#[cfg(feature = "write")]
 pub use write::write_offline_plan;
 
 use super::error::FileError;
@@ -84,7 +87,7 @@ pub const ALIGN: u64 = 16;
 /// plan with the wrong number of entries or a negative offset other than -1. Never panics.
 pub fn read(bytes: &[u8], file: &str) -> Result<ModelFile, FileError> {
     flatbuffer::check_header(bytes, file, ModelFormat::Tflite)?;
-    let model = fb::root_as_model_with_opts(&flatbuffer::verifier_options(), bytes)
+    let model = memplan_flatbuffers::verify_tflite(&flatbuffer::verifier_options(), bytes)
         .map_err(|e| flatbuffer::invalid(file, ModelFormat::Tflite, &e))?;
     Reader { bytes, file, model }.read()
 }

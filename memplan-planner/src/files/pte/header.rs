@@ -12,6 +12,7 @@
 pub(super) const MAGIC: &[u8; 4] = b"eh00";
 
 /// The length ExecuTorch writes: 32 bytes.
+#[cfg_attr(not(feature = "write"), allow(dead_code))]
 pub(super) const LENGTH: u32 = 32;
 
 /// An extended header, as read.
@@ -55,6 +56,7 @@ pub(super) fn read(bytes: &[u8]) -> Option<Header> {
 
 impl Header {
     /// The 32 bytes ExecuTorch writes.
+    #[cfg_attr(not(feature = "write"), allow(dead_code))]
     pub(super) fn to_bytes(self) -> [u8; LENGTH as usize] {
         let mut out = [0u8; LENGTH as usize];
         out[0..4].copy_from_slice(MAGIC);

@@ -1,8 +1,6 @@
 //! Writing a `.pte` program back with memplan's offsets.
 
-use memplan_flatbuffers::executorch::{self as fb, KernelTypesT};
-use memplan_flatbuffers::flatbuffers::FlatBufferBuilder;
-use memplan_flatbuffers::pack_executorch_program;
+use memplan_flatbuffers::executorch::KernelTypesT;
 
 use super::header::{self, Header, LENGTH};
 use crate::files::error::FileError;
@@ -155,10 +153,7 @@ pub fn write_plan(
     }
     plan.non_const_buffer_sizes = Some(sizes);
 
-    let mut fbb = FlatBufferBuilder::new();
-    let root = pack_executorch_program(&mut fbb, &program);
-    fbb.finish(root, Some(fb::PROGRAM_IDENTIFIER));
-    let flat = fbb.finished_data();
+    let flat = &memplan_flatbuffers::finish_executorch(&program)[..];
     let out = match old_header {
         None => flat.to_vec(),
         Some(h) => with_header(bytes, flat, h, file)?,

@@ -73,6 +73,7 @@ pub(super) fn read(model: &Model<'_>, tensors: usize) -> Result<Option<Vec<Optio
     Ok(plan)
 }
 
+#[cfg(feature = "write")]
 /// The buffer of an offline plan for `subgraphs` subgraphs with these offsets (one per
 /// tensor of every subgraph, `None`: -1).
 pub(super) fn encode(subgraphs: usize, offsets: &[Option<i32>]) -> Vec<u8> {

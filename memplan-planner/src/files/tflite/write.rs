@@ -1,8 +1,7 @@
 //! Writing a `.tflite` file back with memplan's offsets as its offline plan.
 
-use memplan_flatbuffers::flatbuffers::FlatBufferBuilder;
 use memplan_flatbuffers::tflite::{self as fb, BufferT, MetadataT, ModelT};
-use memplan_flatbuffers::{pack_tflite_model, tflite::BuiltinOptions, tflite::BuiltinOptions2};
+use memplan_flatbuffers::tflite::{BuiltinOptions, BuiltinOptions2};
 
 use super::offline::{self, METADATA_NAME};
 use crate::files::error::FileError;
@@ -35,7 +34,7 @@ pub fn write_offline_plan(
     offsets: &[(TensorId, u64)],
 ) -> Result<Vec<u8>, FileError> {
     super::read(bytes, file)?;
-    let model = fb::root_as_model_with_opts(&flatbuffer::verifier_options(), bytes)
+    let model = memplan_flatbuffers::verify_tflite(&flatbuffer::verifier_options(), bytes)
         .map_err(|e| flatbuffer::invalid(file, ModelFormat::Tflite, &e))?;
     let mut m: ModelT = model.unpack();
     refuse_unknown_options(&model, file)?;
@@ -107,10 +106,7 @@ pub fn write_offline_plan(
         }
     }
 
-    let mut fbb = FlatBufferBuilder::new();
-    let root = pack_tflite_model(&mut fbb, &m);
-    fbb.finish(root, Some(fb::MODEL_IDENTIFIER));
-    let out = fbb.finished_data().to_vec();
+    let out = memplan_flatbuffers::finish_tflite(&m);
     if out.len() > MAX_FILE_BYTES {
         return Err(error(
             file,

@@ -11,6 +11,14 @@
 //! `memplan-bench --write-plans` writes); `json` (feature `json`), memplan's own JSON
 //! plan file; and [`PlanFile`], any of the four told apart by content ([`parse_any`]) and
 //! turned into a [`Problem`](crate::Problem) ([`PlanFile::problem`]).
+//!
+//! Models: [`tflite`] reads `.tflite` files as TensorFlow Lite Micro plans them, [`pte`]
+//! ExecuTorch programs as ExecuTorch runs them, both into one [`ModelFile`] (the tensors to
+//! plan, and the schedule: operators, every tensor, constants' bytes), and both write a
+//! model back with memplan's offsets in the runtime's own format (feature `write`, on by
+//! default). [`detect_model`] tells the two apart from plan files by their flatbuffer file
+//! identifier (`TFL3`, `ET12`). Their errors are [`FileError`]s without a line, the message
+//! naming the tensor, operator, value or byte offset.
 
 #[cfg(feature = "json")]
 pub mod json;

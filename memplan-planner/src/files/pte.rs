@@ -16,14 +16,37 @@
 //! - **The file's own plan**: `memory_id` (1-based: ExecuTorch's runtime uses buffer
 //!   `memory_id - 1`), `memory_offset_low + (memory_offset_high << 32)`, and the buffer
 //!   sizes `non_const_buffer_sizes` (index 0 reserved).
-//! - **Steps** are instruction indices across the chains; see [`lifetimes`] for which
-//!   references count and for inputs and outputs.
-//! - **Aliases**: tensors ExecuTorch places on the same bytes on purpose (static views,
-//!   in-place outputs) are [`AliasGroup`]s; see [`aliases`] for the rules and what the real
-//!   files contain.
+//! - **Steps** are instruction indices: the chains' instructions numbered in order, chain
+//!   0's first, from 0 (`Method::execute` runs the chains one after the other). A value is
+//!   live from the first to the last step that references it: a `KernelCall`'s or
+//!   `DelegateCall`'s argument (a `TensorList` or `OptionalTensorList` argument references
+//!   each of its members), a `MoveCall`'s source and destination, a `FreeCall`'s value, a
+//!   `JumpFalseCall`'s condition. The plan's inputs (and values with initial data) live
+//!   from step 0, its outputs to the last step; a planned tensor nothing references is live
+//!   at step 0 only.
+//! - **Aliases**: tensors ExecuTorch places on the same bytes on purpose are
+//!   [`AliasGroup`]s, to be planned as one buffer. What the real files show: the emitter
+//!   elides a static view (`memory.view`, `_emit_view` in `exir/emit/_emitter.py`) into a
+//!   tensor value of its own with the base's `allocation_info`, and no instruction links the
+//!   two; the base is written by one kernel and the view only read by later ones, so their
+//!   lifetimes do not overlap, and the same memory id and offset alone cannot tell a view
+//!   from a tensor that reuses the bytes later. Two rules, in ExecuTorch's terms: (1) same
+//!   memory id and offset with overlapping lifetimes (both live on the same bytes at a step,
+//!   which ExecuTorch's plan allows only on purpose: an `et_view` output, an output placed
+//!   over an input the kernel reads at that step); (2) a planned tensor that no instruction
+//!   *writes* joins the tensor on the same memory id and offset that is written and was
+//!   first live most recently, at or before its own first step. A value is written where
+//!   it is a `KernelCall`'s last argument (the emitter appends a kernel's return values
+//!   after its arguments: an `.out` kernel's out tensors again, several as a
+//!   `TensorList`), any `DelegateCall` argument (a delegate does not say which are its
+//!   outputs), a `MoveCall`'s destination, or, at step 0, a plan input or a value with
+//!   initial data. Grouping is `O(n log n)`. `add.pte` and `arduino_add_model.pte` have no
+//!   aliases; `tests/data/pte/views.pte` (two elided views, exported with ExecuTorch 1.5.1)
+//!   has two groups, and ExecuTorch computes a different output when they are split.
 //!
-//! Caps: [`MAX_FILE_BYTES`](super::flatbuffer::MAX_FILE_BYTES) (segments included),
-//! [`MAX_RANK`](super::flatbuffer::MAX_RANK), the verifier's, at most 2^24 instructions.
+//! Caps: [`MAX_FILE_BYTES`](super::MAX_FILE_BYTES) (segments included),
+//! [`MAX_RANK`] dims, the verifier's (tables nested at most 64 deep, at
+//! most 2^22 tables, at most 2^31 bytes visited), at most 2^24 instructions.
 //! Refused: backward jumps (loops), `DYNAMIC_UNBOUND` planned tensors (ExecuTorch refuses
 //! them too), memory ids and offsets outside `non_const_buffer_sizes`.
 

@@ -35,9 +35,11 @@
 //!   exceed this plan by them. TensorFlow Lite Micro's persistent (tail) allocations are not
 //!   planned either.
 //!
-//! Caps: see [`super::flatbuffer`] ([`MAX_FILE_BYTES`](super::flatbuffer::MAX_FILE_BYTES),
-//! [`MAX_RANK`](super::flatbuffer::MAX_RANK), the verifier's), and at most 2^24 allocation
-//! scopes. Tensor data stored outside the flatbuffer (`Buffer.offset`, models over 2 GB) is
+//! Caps: [`MAX_FILE_BYTES`](super::MAX_FILE_BYTES), [`MAX_RANK`] dims,
+//! the flatbuffers verifier's (tables nested at most 64 deep, at most 2^22 tables, at most
+//! 2^31 bytes visited: a file may reference one vector many times over), and at most 2^24
+//! allocation scopes (operators visited plus subgraphs entered: a subgraph run twice is
+//! walked twice, so nested calls could otherwise multiply the work). Tensor data stored outside the flatbuffer (`Buffer.offset`, models over 2 GB) is
 //! refused, as TensorFlow Lite Micro does not read it. Control-flow operators are recognised
 //! by the operator code's `builtin_code` field, the one TensorFlow Lite Micro's planner
 //! reads (files older than schema 3a's `builtin_code` have only `deprecated_builtin_code`;

@@ -32,6 +32,18 @@ pub(super) fn verifier_options() -> VerifierOptions {
     }
 }
 
+/// The verifier's caps before writing a model back: as [`verifier_options`], but at most
+/// 2^30 bytes visited. Unpacking copies every vector each time it is referenced, so the
+/// bytes visited bound what is written back: at most 1 GiB (plus alignment), well inside the
+/// 2 GiB the flatbuffers builder can hold.
+#[cfg(feature = "write")]
+pub(super) fn write_verifier_options() -> VerifierOptions {
+    VerifierOptions {
+        max_apparent_size: 1 << 30,
+        ..verifier_options()
+    }
+}
+
 /// An error in `file` (no line: model files are binary).
 pub(super) fn error(file: &str, message: impl Into<String>) -> FileError {
     FileError::at_line(file, None, message)

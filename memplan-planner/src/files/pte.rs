@@ -60,6 +60,7 @@ mod write;
 use memplan_flatbuffers::executorch::{
     self as fb, InstructionArguments, KernelTypes, TensorShapeDynamism,
 };
+use memplan_flatbuffers::flatbuffers::VerifierOptions;
 
 #[cfg(feature = "write")]
 pub use write::{PlannedOffset, write_plan};
@@ -114,6 +115,7 @@ fn program_part<'a>(
 fn program<'a>(
     bytes: &'a [u8],
     file: &str,
+    options: &VerifierOptions,
 ) -> Result<(fb::Program<'a>, Option<header::Header>), FileError> {
     flatbuffer::check_header(bytes, file, ModelFormat::Pte).map_err(|mut e| {
         if let Some(id) = bytes.get(4..8)
@@ -125,7 +127,7 @@ fn program<'a>(
         e
     })?;
     let (part, h) = program_part(bytes, file)?;
-    let p = memplan_flatbuffers::verify_executorch(&flatbuffer::verifier_options(), part)
+    let p = memplan_flatbuffers::verify_executorch(options, part)
         .map_err(|e| flatbuffer::invalid(file, ModelFormat::Pte, &e))?;
     Ok((p, h))
 }
@@ -167,7 +169,7 @@ fn plan_index(p: &fb::Program<'_>, file: &str, name: Option<&str>) -> Result<usi
 /// constant's data outside the file, an instruction naming a value that does not exist, a
 /// backward jump. Never panics.
 pub fn read(bytes: &[u8], file: &str, plan_name: Option<&str>) -> Result<ModelFile, FileError> {
-    let (p, h) = program(bytes, file)?;
+    let (p, h) = program(bytes, file, &flatbuffer::verifier_options())?;
     let index = plan_index(&p, file, plan_name)?;
     let plans = p
         .execution_plan()

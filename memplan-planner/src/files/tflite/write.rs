@@ -27,14 +27,15 @@ use crate::files::model::{ModelFormat, TensorId};
 /// A [`FileError`] naming the file: the model does not read (as [`super::read`] says); a
 /// tensor in `offsets` that the model does not have, given twice, or whose offset does not
 /// fit TensorFlow Lite Micro's 32-bit entry (at most 2^31 - 1); builtin options unknown to
-/// the vendored schema; a result over [`MAX_FILE_BYTES`].
+/// the vendored schema; a model whose tables, counted each time they are referenced, exceed
+/// 1 GiB (unpacking would copy them all); a result over [`MAX_FILE_BYTES`].
 pub fn write_offline_plan(
     bytes: &[u8],
     file: &str,
     offsets: &[(TensorId, u64)],
 ) -> Result<Vec<u8>, FileError> {
     super::read(bytes, file)?;
-    let model = memplan_flatbuffers::verify_tflite(&flatbuffer::verifier_options(), bytes)
+    let model = memplan_flatbuffers::verify_tflite(&flatbuffer::write_verifier_options(), bytes)
         .map_err(|e| flatbuffer::invalid(file, ModelFormat::Tflite, &e))?;
     let mut m: ModelT = model.unpack();
     refuse_unknown_options(&model, file)?;
@@ -55,10 +56,9 @@ pub fn write_offline_plan(
     for &(id, offset) in offsets {
         let g = id.subgraph as usize;
         let at = format!("tensor {} of subgraph {}", id.index, id.subgraph);
-        let Some(&n) = counts.get(g).filter(|&&n| (id.index as usize) < n) else {
+        if counts.get(g).is_none_or(|&n| id.index as usize >= n) {
             return Err(error(file, format!("{at}: the model has no such tensor")));
-        };
-        let _ = n;
+        }
         let slot = &mut entries[starts[g] + id.index as usize];
         if slot.is_some() {
             return Err(error(file, format!("{at} is given an offset twice")));

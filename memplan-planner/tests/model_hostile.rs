@@ -258,3 +258,20 @@ fn a_long_chain_reads_in_linear_time() {
     );
     assert!(took.as_secs() < 10, "{took:?}");
 }
+
+#[test]
+fn a_variable_tensor_is_persistent_and_live_throughout() {
+    // hello_world with its first hidden activation (tensor 7, 16 bytes) made variable: TFLM
+    // gives it persistent memory (AllocateVariables), so it is yielded persistent, live at
+    // every step, with its own size.
+    let mut m = model(HELLO);
+    m.subgraphs.as_mut().unwrap()[0].tensors.as_mut().unwrap()[7].is_variable = true;
+    let r = tflite::read(&pack(&m), "v.tflite").unwrap();
+    let t = r.tensors.iter().find(|t| t.id.index == 7).unwrap();
+    assert!(t.persistent);
+    assert_eq!(
+        (t.size, t.lifetime),
+        (16, memplan_planner::Lifetime { first: 0, last: 3 })
+    );
+    assert_eq!(r.tensors.iter().filter(|t| t.persistent).count(), 1);
+}

@@ -11,19 +11,36 @@
 //! `memplan-bench --write-plans` writes); `json` (feature `json`), memplan's own JSON
 //! plan file; and [`PlanFile`], any of the four told apart by content ([`parse_any`]) and
 //! turned into a [`Problem`](crate::Problem) ([`PlanFile::problem`]).
+//!
+//! Models: [`tflite`] reads `.tflite` files as TensorFlow Lite Micro plans them, [`pte`]
+//! ExecuTorch programs as ExecuTorch runs them, both into one [`ModelFile`] (the tensors to
+//! plan, and the schedule: operators, every tensor, constants' bytes), and both write a
+//! model back with memplan's offsets in the runtime's own format (feature `write`, on by
+//! default). [`detect_model`] tells the two apart from plan files by their flatbuffer file
+//! identifier (`TFL3`, `ET12`). Their errors are [`FileError`]s without a line, the message
+//! naming the tensor, operator, value or byte offset.
 
 #[cfg(feature = "json")]
 pub mod json;
 pub mod placed;
+pub mod pte;
+pub mod tflite;
 
 mod any;
 mod error;
+mod flatbuffer;
+mod model;
 mod plan_file;
 mod read;
 mod rows;
 
 pub use any::{detect, parse_any, read_any};
 pub use error::FileError;
+pub use flatbuffer::{MAX_FILE_BYTES, MAX_RANK};
+pub use model::{
+    Activation, AliasGroup, ElementType, ModelFile, ModelFormat, Operator, Options, Padding,
+    PlannedTensor, Primitive, Quantization, Subgraph, TensorId, TensorInfo, Value, detect_model,
+};
 pub use plan_file::{FileBuffer, FileRegion, Format, PlanFile, ProblemOptions, UNBOUNDED};
 pub use read::{MAX_FILE_BYTES, read_bounded, read_text};
 pub use rows::{

@@ -1,5 +1,5 @@
 //! memplan's planning library: the memory-planning problem, the strategies that solve it,
-//! its lower bound, an independent validator, and plan files.
+//! its lower bound, an independent validator, plan files and model files.
 //!
 //! The `memory_plan!` macro plans with this crate at compile time; build scripts, command
 //! line tools and benchmarks use it directly.
@@ -27,7 +27,8 @@
 //!   strategies.
 //! - One region's packing problem ([`Instance`]) and [`pack`], which runs one [`Strategy`]
 //!   on it, for benchmarks and tools that have no regions; [`lower_bound`].
-//! - [`files`]: the plan-file readers.
+//! - [`files`]: the plan-file readers, and the `.tflite` and `.pte` model readers and
+//!   writers.
 //!
 //! The strategies' internals (orderings, the search's data structures) are private: their
 //! results, the offsets, are the contract (each [`Strategy`] variant documents its

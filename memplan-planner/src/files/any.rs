@@ -133,10 +133,26 @@ fn parse_json(_: &str, file: &str) -> Result<PlanFile, FileError> {
 ///
 /// # Errors
 ///
-/// As [`parse_any`], and a [`FileError`] when the file cannot be read.
+/// As [`parse_any`], and a [`FileError`] when the file cannot be read or is a model file
+/// ([`detect_model`](super::detect_model): a `.tflite` or `.pte` file, which its own reader
+/// reads).
 pub fn read_any(path: &Path) -> Result<PlanFile, FileError> {
     let file = path.display().to_string();
     let bytes = super::read::read_bounded(path).map_err(|e| FileError::at_line(&file, None, e))?;
+    if let Some(model) = super::model::detect_model(&bytes) {
+        let reader = match model {
+            super::model::ModelFormat::Tflite => "files::tflite::read",
+            super::model::ModelFormat::Pte => "files::pte::read",
+        };
+        return Err(FileError::at_line(
+            &file,
+            None,
+            format!(
+                "a {} model, not a plan file: read it with {reader}",
+                model.name()
+            ),
+        ));
+    }
     let text = String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
         let text = String::from_utf8_lossy(&e.as_bytes()[..valid]).into_owned();
@@ -174,6 +190,18 @@ mod tests {
         assert_eq!(detect("\u{feff}  \n {\"buffers\": []}"), Some(Format::Json));
         assert_eq!(detect("name,size\n"), None);
         assert_eq!(detect(""), None);
+    }
+
+    #[test]
+    fn a_model_file_is_not_read_as_a_plan_file() {
+        let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples/data/tflite/hello_world_int8.tflite");
+        let e = read_any(&path).unwrap_err();
+        assert!(
+            e.message
+                .ends_with("a .tflite model, not a plan file: read it with files::tflite::read"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -1,0 +1,632 @@
+//! `.pte` programs (ExecuTorch's `schema/program.fbs`), read as ExecuTorch's runtime runs
+//! them, and written back with memplan's offsets.
+//!
+//! Following `runtime/executor/program.cpp`, `method.cpp`, `tensor_parser_exec_aten.cpp`
+//! and the serializer `exir/_serialize/_program.py` (ExecuTorch `cff6f4dd`):
+//!
+//! - **The plan**: one execution plan, chosen by name (the first by default).
+//! - **Which tensors**: every `Tensor` value with `allocation_info` (a memory-planned
+//!   tensor, `getMemPlannedPtr`), including those with initial data (`data_buffer_idx > 0`,
+//!   copied in at load). Values without it are constants (their data in the file:
+//!   [`TensorInfo::data`](super::TensorInfo::data)) or supplied at run time.
+//! - **Sizes**: elements (the product of `sizes`; 1 for a scalar) times the scalar type's
+//!   size, unpadded (`nbytes`); a `DYNAMIC_BOUND` tensor's `sizes` are its upper bound, as
+//!   ExecuTorch plans it. [`ModelFile::align`] is 16, ExecuTorch's memory planning's
+//!   default alignment.
+//! - **The file's own plan**: `memory_id` (1-based: ExecuTorch's runtime uses buffer
+//!   `memory_id - 1`), `memory_offset_low + (memory_offset_high << 32)`, and the buffer
+//!   sizes `non_const_buffer_sizes` (index 0 reserved).
+//! - **Steps** are instruction indices: the chains' instructions numbered in order, chain
+//!   0's first, from 0 (`Method::execute` runs the chains one after the other). A value is
+//!   live from the first to the last step that references it: a `KernelCall`'s or
+//!   `DelegateCall`'s argument (a `TensorList` or `OptionalTensorList` argument references
+//!   each of its members), a `MoveCall`'s source and destination, a `FreeCall`'s value, a
+//!   `JumpFalseCall`'s condition. The plan's inputs (and values with initial data) live
+//!   from step 0, its outputs to the last step; a planned tensor nothing references is live
+//!   at step 0 only.
+//! - **Aliases**: tensors ExecuTorch places on the same bytes on purpose are
+//!   [`AliasGroup`]s, to be planned as one buffer. What the real files show: the emitter
+//!   elides a static view (`memory.view`, `_emit_view` in `exir/emit/_emitter.py`) into a
+//!   tensor value of its own with the base's `allocation_info`, and no instruction links the
+//!   two; the base is written by one kernel and the view only read by later ones, so their
+//!   lifetimes do not overlap, and the same memory id and offset alone cannot tell a view
+//!   from a tensor that reuses the bytes later. Two rules, in ExecuTorch's terms: (1) same
+//!   memory id and offset with overlapping lifetimes (both live on the same bytes at a step,
+//!   which ExecuTorch's plan allows only on purpose: an `et_view` output, an output placed
+//!   over an input the kernel reads at that step); (2) a planned tensor that no instruction
+//!   *writes* joins the tensor on the same memory id and offset that is written and was
+//!   first live most recently, at or before its own first step. A value is written where
+//!   it is a `KernelCall`'s last argument (the emitter appends a kernel's return values
+//!   after its arguments: an `.out` kernel's out tensors again, several as a
+//!   `TensorList`), any `DelegateCall` argument (a delegate does not say which are its
+//!   outputs), a `MoveCall`'s destination, or, at step 0, a plan input or a value with
+//!   initial data. Grouping is `O(n log n)`. `add.pte` and `arduino_add_model.pte` have no
+//!   aliases; `tests/data/pte/views.pte` (two elided views, exported with ExecuTorch 1.5.1)
+//!   has two groups, and ExecuTorch computes a different output when they are split.
+//!
+//! Caps: [`MAX_FILE_BYTES`](super::MAX_FILE_BYTES) (segments included),
+//! [`MAX_RANK`] dims, the verifier's (tables nested at most 64 deep, at
+//! most 2^22 tables, at most 2^31 bytes visited), at most 2^24 instructions.
+//! Refused: backward jumps (loops), `DYNAMIC_UNBOUND` planned tensors (ExecuTorch refuses
+//! them too), memory ids and offsets outside `non_const_buffer_sizes`.
+
+mod aliases;
+mod header;
+mod lifetimes;
+mod types;
+#[cfg(feature = "write")]
+mod write;
+
+use memplan_flatbuffers::executorch::{
+    self as fb, InstructionArguments, KernelTypes, TensorShapeDynamism,
+};
+use memplan_flatbuffers::flatbuffers::VerifierOptions;
+
+#[cfg(feature = "write")]
+pub use write::{PlannedOffset, write_plan};
+
+use super::error::FileError;
+use super::flatbuffer::{self, MAX_RANK, error};
+use super::model::{
+    AliasGroup, ModelFile, ModelFormat, Operator, Options, PlannedTensor, Subgraph, TensorId,
+    TensorInfo, Value,
+};
+use crate::problem::Lifetime;
+use lifetimes::Instr;
+
+/// The alignment of every planned buffer, in bytes: ExecuTorch's default
+/// (`exir/memory_planning.py`, and `@executorch-tensor-alignment` in the schema).
+pub const ALIGN: u64 = 16;
+
+/// The flatbuffer part of `bytes`: up to the extended header's program size, or all of it.
+fn program_part<'a>(
+    bytes: &'a [u8],
+    file: &str,
+) -> Result<(&'a [u8], Option<header::Header>), FileError> {
+    let Some(h) = header::read(bytes) else {
+        return Ok((bytes, None));
+    };
+    let end = usize::try_from(h.program_size)
+        .ok()
+        .filter(|&e| (8..=bytes.len()).contains(&e))
+        .ok_or_else(|| {
+            error(
+                file,
+                format!(
+                    "the extended header's program size, {}, is outside the file's {} bytes",
+                    h.program_size,
+                    bytes.len()
+                ),
+            )
+        })?;
+    if h.segment_base_offset != 0 && h.segment_base_offset < h.program_size {
+        return Err(error(
+            file,
+            format!(
+                "the extended header's segment base offset, {}, is inside the program ({} bytes)",
+                h.segment_base_offset, h.program_size
+            ),
+        ));
+    }
+    Ok((&bytes[..end], Some(h)))
+}
+
+/// Checks the header and verifies the flatbuffer.
+fn program<'a>(
+    bytes: &'a [u8],
+    file: &str,
+    options: &VerifierOptions,
+) -> Result<(fb::Program<'a>, Option<header::Header>), FileError> {
+    flatbuffer::check_header(bytes, file, ModelFormat::Pte).map_err(|mut e| {
+        if let Some(id) = bytes.get(4..8)
+            && id.starts_with(b"ET")
+        {
+            e.message
+                .push_str(" (another version of ExecuTorch's schema: memplan reads ET12)");
+        }
+        e
+    })?;
+    let (part, h) = program_part(bytes, file)?;
+    let p = memplan_flatbuffers::verify_executorch(options, part)
+        .map_err(|e| flatbuffer::invalid(file, ModelFormat::Pte, &e))?;
+    Ok((p, h))
+}
+
+/// The index of the execution plan named `name` (the first when `None`).
+fn plan_index(p: &fb::Program<'_>, file: &str, name: Option<&str>) -> Result<usize, FileError> {
+    let plans = p.execution_plan();
+    let names: Vec<&str> = plans
+        .iter()
+        .flatten()
+        .map(|e| e.name().unwrap_or(""))
+        .collect();
+    match name {
+        None if !names.is_empty() => Ok(0),
+        None => Err(error(file, "the program has no execution plan")),
+        Some(n) => names.iter().position(|&m| m == n).ok_or_else(|| {
+            error(
+                file,
+                format!(
+                    "the program has no execution plan `{n}` (it has: {})",
+                    names.join(", ")
+                ),
+            )
+        }),
+    }
+}
+
+/// Reads a `.pte` program's bytes: the execution plan `plan_name` (the first when `None`).
+/// `file` names it in errors.
+///
+/// # Errors
+///
+/// A [`FileError`] naming the file and the value, instruction or byte offset at fault: a
+/// file identifier other than `ET12` (saying which was found, and that another `ET..` is
+/// another schema version), a flatbuffer that does not verify, an extended header that
+/// points outside the file, no such execution plan, a planned tensor with a dynamic
+/// (`DYNAMIC_UNBOUND`) or negative shape, more than 16 dims, an unknown scalar type, a byte
+/// size over 64 bits, a memory id or an extent outside `non_const_buffer_sizes`, a
+/// constant's data outside the file, an instruction naming a value that does not exist, a
+/// backward jump. Never panics.
+pub fn read(bytes: &[u8], file: &str, plan_name: Option<&str>) -> Result<ModelFile, FileError> {
+    let (p, h) = program(bytes, file, &flatbuffer::verifier_options())?;
+    let index = plan_index(&p, file, plan_name)?;
+    let plans = p
+        .execution_plan()
+        .ok_or_else(|| error(file, "the program has no execution plan"))?;
+    let plan = plans.get(index);
+    Reader {
+        bytes,
+        file,
+        program: p,
+        header: h,
+        plan,
+        index: index as u32,
+    }
+    .read()
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    file: &'a str,
+    program: fb::Program<'a>,
+    header: Option<header::Header>,
+    plan: fb::ExecutionPlan<'a>,
+    index: u32,
+}
+
+impl<'a> Reader<'a> {
+    fn err(&self, message: impl Into<String>) -> FileError {
+        error(self.file, message)
+    }
+
+    fn read(&self) -> Result<ModelFile, FileError> {
+        let values: Vec<fb::EValue<'a>> = self
+            .plan
+            .values()
+            .map(|v| v.iter().collect())
+            .unwrap_or_default();
+        let sizes: Vec<i64> = self
+            .plan
+            .non_const_buffer_sizes()
+            .map(|v| v.iter().collect())
+            .unwrap_or_default();
+        let mut buffer_sizes = Vec::with_capacity(sizes.len());
+        for (i, &s) in sizes.iter().enumerate() {
+            buffer_sizes.push(
+                u64::try_from(s).map_err(|_| {
+                    self.err(format!("non_const_buffer_sizes[{i}] is {s}: negative"))
+                })?,
+            );
+        }
+
+        // Every value, and the planned tensors among them.
+        let mut out_values = Vec::with_capacity(values.len());
+        let mut lists: Vec<Option<Vec<i32>>> = Vec::with_capacity(values.len());
+        let mut planned: Vec<(usize, PlannedTensor)> = Vec::new();
+        let mut initial: Vec<i32> = self
+            .plan
+            .inputs()
+            .map(|v| v.iter().collect())
+            .unwrap_or_default();
+        for (v, ev) in values.iter().enumerate() {
+            let (value, list) = self.value(v, ev, &buffer_sizes, &mut planned, &mut initial)?;
+            out_values.push(value);
+            lists.push(list);
+        }
+
+        // Instructions, in step order.
+        let mut instrs = Vec::new();
+        let mut operators = Vec::new();
+        for (c, chain) in self.plan.chains().iter().flatten().enumerate() {
+            for (k, ins) in chain.instructions().iter().flatten().enumerate() {
+                if instrs.len() >= lifetimes::MAX_INSTRUCTIONS {
+                    return Err(self.err(format!(
+                        "more than {} instructions",
+                        lifetimes::MAX_INSTRUCTIONS
+                    )));
+                }
+                let (instr, name) = self.instruction(&ins);
+                let args = match &instr {
+                    Instr::Kernel(a) | Instr::Delegate(a) => a.clone(),
+                    Instr::Move(f, t) => vec![*f, *t],
+                    Instr::JumpFalse(c, _) => vec![*c],
+                    Instr::Free(v) => vec![*v],
+                    Instr::Unknown => Vec::new(),
+                };
+                operators.push(Operator {
+                    step: instrs.len() as u32,
+                    subgraph: c as u32,
+                    index: k as u32,
+                    name,
+                    options: Options::None,
+                    inputs: args,
+                    outputs: Vec::new(),
+                });
+                instrs.push(instr);
+            }
+        }
+        let outputs: Vec<i32> = self
+            .plan
+            .outputs()
+            .map(|v| v.iter().collect())
+            .unwrap_or_default();
+        let uses = lifetimes::uses(values.len(), &instrs, &lists, &initial, &outputs)
+            .map_err(|e| self.err(format!("execution plan {}: {e}", self.index)))?;
+
+        let mut tensors = Vec::with_capacity(planned.len());
+        let mut placed = Vec::with_capacity(planned.len());
+        for (k, (v, mut t)) in planned.into_iter().enumerate() {
+            let first = uses.first[v].unwrap_or(0);
+            let last = uses.last[v].unwrap_or(first).max(first);
+            t.lifetime = Lifetime { first, last };
+            if let Some(Value::Tensor(info)) = out_values.get_mut(v) {
+                info.planned = Some(k);
+            }
+            placed.push(aliases::Placed {
+                memory_id: t.memory_id.unwrap_or(0),
+                offset: t.file_offset.unwrap_or(0),
+                lifetime: t.lifetime,
+                written: uses.written[v],
+            });
+            tensors.push(t);
+        }
+        let mut alias_groups = Vec::new();
+        for members in aliases::groups(&placed) {
+            let g = alias_groups.len();
+            let mut size = 0;
+            let mut lifetime = tensors[members[0]].lifetime;
+            for &m in &members {
+                let t: &mut PlannedTensor = &mut tensors[m];
+                t.alias_group = Some(g);
+                size = size.max(t.size);
+                lifetime = lifetime.hull(&t.lifetime);
+            }
+            alias_groups.push(AliasGroup {
+                members,
+                size,
+                lifetime,
+            });
+        }
+
+        let name = self.plan.name().unwrap_or("").to_string();
+        Ok(ModelFile {
+            file: self.file.to_string(),
+            format: ModelFormat::Pte,
+            description: format!(
+                "ExecuTorch program version {}, execution plan `{name}`",
+                self.program.version()
+            ),
+            align: ALIGN,
+            tensors,
+            alias_groups,
+            buffer_sizes,
+            subgraphs: vec![Subgraph {
+                name,
+                values: out_values,
+                inputs: self
+                    .plan
+                    .inputs()
+                    .map(|v| v.iter().collect())
+                    .unwrap_or_default(),
+                outputs,
+            }],
+            last_step: instrs.len().saturating_sub(1) as u32,
+            operators,
+        })
+    }
+
+    /// One instruction and its name in [`Operator::name`].
+    fn instruction(&self, ins: &fb::Instruction<'_>) -> (Instr, String) {
+        let args = |a: Option<memplan_flatbuffers::flatbuffers::Vector<'_, i32>>| {
+            a.map(|v| v.iter().collect()).unwrap_or_default()
+        };
+        match ins.instr_args_type() {
+            InstructionArguments::KernelCall => match ins.instr_args_as_kernel_call() {
+                Some(k) => {
+                    let ops = self.plan.operators();
+                    let i = k.op_index();
+                    let name = usize::try_from(i)
+                        .ok()
+                        .and_then(|i| ops.filter(|o| i < o.len()).map(|o| o.get(i)))
+                        .map_or_else(
+                            || format!("operator {i}"),
+                            |o| match o.overload() {
+                                Some(ov) if !ov.is_empty() => {
+                                    format!("{}.{ov}", o.name().unwrap_or(""))
+                                }
+                                _ => o.name().unwrap_or("").to_string(),
+                            },
+                        );
+                    (Instr::Kernel(args(k.args())), name)
+                }
+                None => (Instr::Unknown, "kernel".into()),
+            },
+            InstructionArguments::DelegateCall => match ins.instr_args_as_delegate_call() {
+                Some(d) => {
+                    let i = d.delegate_index();
+                    let id = usize::try_from(i)
+                        .ok()
+                        .and_then(|i| {
+                            self.plan
+                                .delegates()
+                                .filter(|ds| i < ds.len())
+                                .map(|ds| ds.get(i))
+                        })
+                        .and_then(|d| d.id())
+                        .unwrap_or("");
+                    (Instr::Delegate(args(d.args())), format!("delegate:{id}"))
+                }
+                None => (Instr::Unknown, "delegate".into()),
+            },
+            InstructionArguments::MoveCall => match ins.instr_args_as_move_call() {
+                Some(m) => (Instr::Move(m.move_from(), m.move_to()), "move".into()),
+                None => (Instr::Unknown, "move".into()),
+            },
+            InstructionArguments::JumpFalseCall => match ins.instr_args_as_jump_false_call() {
+                Some(j) => (
+                    Instr::JumpFalse(j.cond_value_index(), j.destination_instruction()),
+                    "jump_false".into(),
+                ),
+                None => (Instr::Unknown, "jump_false".into()),
+            },
+            InstructionArguments::FreeCall => match ins.instr_args_as_free_call() {
+                Some(f) => (Instr::Free(f.value_index()), "free".into()),
+                None => (Instr::Unknown, "free".into()),
+            },
+            other => (Instr::Unknown, format!("instruction type {}", other.0)),
+        }
+    }
+
+    /// Value `v`: its description, its members if it is a tensor list, and, for a planned
+    /// tensor, an entry in `planned` (lifetime to come); values with initial data go to
+    /// `initial`.
+    fn value(
+        &self,
+        v: usize,
+        ev: &fb::EValue<'a>,
+        buffer_sizes: &[u64],
+        planned: &mut Vec<(usize, PlannedTensor)>,
+        initial: &mut Vec<i32>,
+    ) -> Result<(Value, Option<Vec<i32>>), FileError> {
+        let at = |m: String| self.err(format!("value {v} of execution plan {}: {m}", self.index));
+        let value = match ev.val_type() {
+            KernelTypes::Tensor => match ev.val_as_tensor() {
+                Some(t) => {
+                    return self
+                        .tensor(v, &t, buffer_sizes, planned, initial)
+                        .map(|t| (Value::Tensor(t), None));
+                }
+                None => Value::Null,
+            },
+            KernelTypes::Int => Value::Int(ev.val_as_int().map_or(0, |x| x.int_val())),
+            KernelTypes::Bool => Value::Bool(ev.val_as_bool().is_some_and(|x| x.bool_val())),
+            KernelTypes::Double => {
+                Value::Double(ev.val_as_double().map_or(0.0, |x| x.double_val()))
+            }
+            KernelTypes::String => Value::String(
+                ev.val_as_string()
+                    .and_then(|x| x.string_val())
+                    .unwrap_or("")
+                    .to_string(),
+            ),
+            KernelTypes::IntList => Value::IntList(
+                ev.val_as_int_list()
+                    .and_then(|x| x.items())
+                    .map(|i| i.iter().collect())
+                    .unwrap_or_default(),
+            ),
+            KernelTypes::DoubleList => Value::DoubleList(
+                ev.val_as_double_list()
+                    .and_then(|x| x.items())
+                    .map(|i| i.iter().collect())
+                    .unwrap_or_default(),
+            ),
+            KernelTypes::BoolList => Value::BoolList(
+                ev.val_as_bool_list()
+                    .and_then(|x| x.items())
+                    .map(|i| i.iter().collect())
+                    .unwrap_or_default(),
+            ),
+            KernelTypes::TensorList => {
+                let items: Vec<i32> = ev
+                    .val_as_tensor_list()
+                    .and_then(|x| x.items())
+                    .map(|i| i.iter().collect())
+                    .unwrap_or_default();
+                return Ok((Value::TensorList(items.clone()), Some(items)));
+            }
+            KernelTypes::OptionalTensorList => {
+                let items: Vec<i32> = ev
+                    .val_as_optional_tensor_list()
+                    .and_then(|x| x.items())
+                    .map(|i| i.iter().collect())
+                    .unwrap_or_default();
+                return Ok((Value::OptionalTensorList(items.clone()), Some(items)));
+            }
+            KernelTypes::Null | KernelTypes::NONE => Value::Null,
+            other => {
+                return Err(at(format!(
+                    "a value of type {}, which the schema does not declare",
+                    other.0
+                )));
+            }
+        };
+        Ok((value, None))
+    }
+
+    fn tensor(
+        &self,
+        v: usize,
+        t: &fb::Tensor<'a>,
+        buffer_sizes: &[u64],
+        planned: &mut Vec<(usize, PlannedTensor)>,
+        initial: &mut Vec<i32>,
+    ) -> Result<TensorInfo, FileError> {
+        let at = |m: String| {
+            self.err(format!(
+                "value {v} (a tensor) of execution plan {}: {m}",
+                self.index
+            ))
+        };
+        let element = types::element_type(t.scalar_type()).ok_or_else(|| {
+            at(format!(
+                "scalar type {}, which the schema does not declare",
+                t.scalar_type().0
+            ))
+        })?;
+        let dims: Vec<i64> = t
+            .sizes()
+            .map(|s| s.iter().map(i64::from).collect())
+            .unwrap_or_default();
+        if dims.len() > MAX_RANK {
+            return Err(at(format!("{} dims, more than {MAX_RANK}", dims.len())));
+        }
+        let size = flatbuffer::byte_size(&dims, element.size).map_err(at)?;
+        let shape: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
+        let data_index = t.data_buffer_idx();
+        let mut data = None;
+        let mut planned_at = None;
+        if let Some(a) = t.allocation_info() {
+            if t.shape_dynamism() == TensorShapeDynamism::DYNAMIC_UNBOUND {
+                return Err(at(
+                    "a planned tensor with a DYNAMIC_UNBOUND shape, which ExecuTorch does not plan"
+                        .into(),
+                ));
+            }
+            let id = a.memory_id();
+            let offset =
+                u64::from(a.memory_offset_low()) | (u64::from(a.memory_offset_high()) << 32);
+            let capacity = (id != 0)
+                .then(|| buffer_sizes.get(id as usize))
+                .flatten()
+                .ok_or_else(|| {
+                    at(format!(
+                        "memory id {id}, which non_const_buffer_sizes (ids 1..{}) does not have",
+                        buffer_sizes.len()
+                    ))
+                })?;
+            if offset.checked_add(size).is_none_or(|end| end > *capacity) {
+                return Err(at(format!(
+                    "its {size} bytes at offset {offset} of memory id {id} end past the buffer's {capacity} bytes (non_const_buffer_sizes[{id}])"
+                )));
+            }
+            if data_index > 0 {
+                initial.push(v as i32);
+            }
+            planned_at = Some((id, offset));
+        } else if data_index > 0 {
+            data = Some(self.constant(data_index, size).map_err(at)?);
+        }
+        if let Some((id, offset)) = planned_at {
+            planned.push((
+                v,
+                PlannedTensor {
+                    name: format!("value_{v}"),
+                    id: TensorId {
+                        subgraph: self.index,
+                        index: v as u32,
+                    },
+                    size,
+                    element,
+                    shape: shape.clone(),
+                    lifetime: Lifetime { first: 0, last: 0 },
+                    file_offset: Some(offset),
+                    memory_id: Some(id),
+                    persistent: false,
+                    alias_group: None,
+                },
+            ));
+        }
+        Ok(TensorInfo {
+            name: format!("value_{v}"),
+            element,
+            shape,
+            quantization: None,
+            data,
+            variable: false,
+            planned: planned_at.map(|_| usize::MAX),
+        })
+    }
+
+    /// The byte range in the file of constant buffer `index` (`size` bytes), as
+    /// `Program::get_constant_buffer_data` finds it: in the constant segment when the
+    /// program has one, else in `constant_buffer`.
+    fn constant(&self, index: u32, size: u64) -> Result<std::ops::Range<u64>, String> {
+        let i = index as usize;
+        if let Some(cs) = self.program.constant_segment()
+            && let Some(offsets) = cs.offsets().filter(|o| !o.is_empty())
+        {
+            let seg = cs.segment_index() as usize;
+            let segment = self
+                .program
+                .segments()
+                .filter(|s| seg < s.len())
+                .map(|s| s.get(seg))
+                .ok_or_else(|| {
+                    format!(
+                        "the constant segment is segment {seg}, which the program does not have"
+                    )
+                })?;
+            let base = self.header.map_or(0, |h| h.segment_base_offset);
+            let off = (i < offsets.len()).then(|| offsets.get(i)).ok_or_else(|| {
+                format!(
+                    "constant buffer {i} is not among the constant segment's {}",
+                    offsets.len()
+                )
+            })?;
+            let start = base
+                .checked_add(segment.offset())
+                .and_then(|s| s.checked_add(off));
+            let range = start.and_then(|s| Some(s..s.checked_add(size)?));
+            return match range {
+                Some(r)
+                    if off.checked_add(size).is_some_and(|e| e <= segment.size())
+                        && r.end <= self.bytes.len() as u64 =>
+                {
+                    Ok(r)
+                }
+                _ => Err(format!(
+                    "constant buffer {i} ({size} bytes at offset {off} of the constant segment) is outside the segment ({} bytes) or the file ({} bytes)",
+                    segment.size(),
+                    self.bytes.len()
+                )),
+            };
+        }
+        let storage = self
+            .program
+            .constant_buffer()
+            .filter(|b| i < b.len())
+            .and_then(|b| b.get(i).storage())
+            .ok_or_else(|| format!("constant buffer {i}, which the program does not have"))?;
+        let bytes = storage.bytes();
+        if (bytes.len() as u64) < size {
+            return Err(format!(
+                "constant buffer {i} has {} bytes, fewer than its tensor's {size}",
+                bytes.len()
+            ));
+        }
+        let r = flatbuffer::range_in(self.bytes, bytes);
+        Ok(r.start..r.start + size)
+    }
+}

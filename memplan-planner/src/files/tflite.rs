@@ -1,0 +1,375 @@
+//! `.tflite` files, read as TensorFlow Lite Micro plans them, and written back with an
+//! offline plan.
+//!
+//! What is planned, how big and how long, follows TensorFlow Lite Micro
+//! (`tensorflow/lite/micro/micro_allocation_info.cc`, `micro_allocator.cc`, at tflite-micro
+//! `90b983c2`):
+//!
+//! - **Which tensors**: those without constant data (a buffer with at least one byte), not
+//!   variable, of non-zero size (`InitializeAllocationInfo`'s `needs_allocating`), in every
+//!   subgraph. Variable tensors are yielded too, [`persistent`](PlannedTensor::persistent)
+//!   (TensorFlow Lite Micro allocates them outside the plan, `AllocateVariables`), live at
+//!   every step.
+//! - **Sizes**: elements (the product of `shape`; 1 for a scalar) times the type's size
+//!   (`TfLiteEvalTensorByteLength`, `TfLiteTypeSizeOf` in `memory_helpers.cc`), unpadded.
+//!   TensorFlow Lite Micro rounds each up to 16 bytes before it plans
+//!   (`CreatePlan`: `AlignSizeUp(bytes, MicroArenaBufferAlignment())`, 16 in
+//!   `micro_arena_constants.h`; its greedy planner adds no alignment of its own):
+//!   [`ModelFile::align`] is 16.
+//! - **Steps** are TensorFlow Lite Micro's allocation scopes (`MarkAllocationLifetimes`):
+//!   subgraph 0's inputs are created at step 0, its operator `k` runs at step `k + 1`,
+//!   each subgraph a control-flow operator (`IF`, `WHILE`, `CALL_ONCE`) runs is entered in
+//!   a step of its own (its inputs created there) and walked before the operator's inputs
+//!   and outputs are last used, at the step reached after it; a subgraph's outputs live to
+//!   its end. A tensor that no operator writes and no subgraph takes as input has no first
+//!   step in TensorFlow Lite Micro (-1, before the first): memplan has no step before 0, so
+//!   it starts at 0; one that nothing reads either (a tensor of a subgraph never entered,
+//!   say) is live at step 0 only. A subgraph that runs itself, directly or through others,
+//!   is refused (TensorFlow Lite Micro's walk would not end).
+//! - **The file's own plan**: the `OfflineMemoryAllocation` metadata (Vela writes it), one
+//!   offset per tensor of every subgraph or -1; `write_offline_plan` (feature `write`)
+//!   writes it.
+//! - **Not in the file**: scratch buffers. Kernels request them in their `Prepare`
+//!   (`RequestScratchBufferInArena`), at run time; their sizes depend on the kernel
+//!   implementation (reference, CMSIS-NN, ...), so the arena TensorFlow Lite Micro needs can
+//!   exceed this plan by them. TensorFlow Lite Micro's persistent (tail) allocations are not
+//!   planned either.
+//!
+//! Caps: [`MAX_FILE_BYTES`](super::MAX_FILE_BYTES), [`MAX_RANK`] dims,
+//! the flatbuffers verifier's (tables nested at most 64 deep, at most 2^22 tables, at most
+//! 2^31 bytes visited: a file may reference one vector many times over), and at most 2^24
+//! allocation scopes (operators visited plus subgraphs entered: a subgraph run twice is
+//! walked twice, so nested calls could otherwise multiply the work). Tensor data stored outside the flatbuffer (`Buffer.offset`, models over 2 GB) is
+//! refused, as TensorFlow Lite Micro does not read it. Control-flow operators are recognised
+//! by the operator code's `builtin_code` field, the one TensorFlow Lite Micro's planner
+//! reads (files older than schema 3a's `builtin_code` have only `deprecated_builtin_code`;
+//! operator names use the larger of the two, as TensorFlow Lite's `GetBuiltinCode` does).
+
+mod offline;
+mod options;
+mod scopes;
+mod types;
+#[cfg(feature = "write")]
+mod write;
+
+use memplan_flatbuffers::tflite::{self as fb, BuiltinOperator, Model};
+
+pub use offline::{METADATA_NAME, ONLINE};
+#[cfg(feature = "write")]
+pub use write::write_offline_plan;
+
+use super::error::FileError;
+use super::flatbuffer::{self, MAX_RANK, error};
+use super::model::{
+    ModelFile, ModelFormat, Operator, PlannedTensor, Quantization, Subgraph, TensorId, TensorInfo,
+    Value,
+};
+use crate::problem::Lifetime;
+
+/// The schema version memplan reads: 3 (`Model.version`, the only version TensorFlow Lite
+/// has written since 2018).
+pub const SCHEMA_VERSION: u32 = 3;
+
+/// The alignment of every planned buffer, in bytes: TensorFlow Lite Micro's
+/// `MicroArenaBufferAlignment()`.
+pub const ALIGN: u64 = 16;
+
+/// Reads a `.tflite` file's bytes. `file` names it in errors.
+///
+/// # Errors
+///
+/// A [`FileError`] naming the file and the tensor, operator or buffer at fault: a file
+/// identifier other than `TFL3` (saying which was found), a flatbuffer that does not verify
+/// (truncated or corrupt), a schema version other than [`SCHEMA_VERSION`], a tensor with a
+/// dynamic shape (a -1 in `shape`, or a `shape_signature` of another rank than `shape`; a
+/// -1 in a `shape_signature` of the same rank is the dimension `shape` fixes, as TensorFlow
+/// Lite Micro reads it), more than 16 dims, an element type
+/// TensorFlow Lite Micro has no size for, a byte size over 64 bits, an index (tensor,
+/// buffer, subgraph, operator code) out of range, a subgraph that runs itself, an offline
+/// plan with the wrong number of entries or a negative offset other than -1. Never panics.
+pub fn read(bytes: &[u8], file: &str) -> Result<ModelFile, FileError> {
+    flatbuffer::check_header(bytes, file, ModelFormat::Tflite)?;
+    let model = memplan_flatbuffers::verify_tflite(&flatbuffer::verifier_options(), bytes)
+        .map_err(|e| flatbuffer::invalid(file, ModelFormat::Tflite, &e))?;
+    Reader { bytes, file, model }.read()
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    file: &'a str,
+    model: Model<'a>,
+}
+
+/// A subgraph's tensors as read, before lifetimes.
+struct Tensors {
+    infos: Vec<TensorInfo>,
+    sizes: Vec<u64>,
+}
+
+impl<'a> Reader<'a> {
+    fn err(&self, message: impl Into<String>) -> FileError {
+        error(self.file, message)
+    }
+
+    fn read(&self) -> Result<ModelFile, FileError> {
+        let version = self.model.version();
+        if version != SCHEMA_VERSION {
+            return Err(self.err(format!(
+                "schema version {version}: memplan reads TFLite schema version {SCHEMA_VERSION}"
+            )));
+        }
+        let subgraphs: Vec<fb::SubGraph<'a>> = self
+            .model
+            .subgraphs()
+            .map(|v| v.iter().collect())
+            .unwrap_or_default();
+        let mut tensors = Vec::with_capacity(subgraphs.len());
+        for (g, sg) in subgraphs.iter().enumerate() {
+            tensors.push(self.tensors(g, sg)?);
+        }
+        let graphs = subgraphs
+            .iter()
+            .enumerate()
+            .map(|(g, sg)| self.graph(g, sg, tensors[g].infos.len()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let scopes = scopes::walk(&graphs).map_err(|e| self.err(e.to_string()))?;
+        let total: usize = tensors.iter().map(|t| t.infos.len()).sum();
+        let offline = offline::read(&self.model, total).map_err(|e| self.err(e))?;
+
+        let mut planned = Vec::new();
+        let mut entry = 0;
+        for (g, t) in tensors.iter_mut().enumerate() {
+            for (i, info) in t.infos.iter_mut().enumerate() {
+                let offset = offline.as_ref().and_then(|o| o[entry]);
+                entry += 1;
+                let size = t.sizes[i];
+                let constant = info.data.is_some();
+                if size == 0 || (constant && !info.variable) {
+                    continue;
+                }
+                let lifetime = if info.variable {
+                    Lifetime {
+                        first: 0,
+                        last: scopes.last_scope,
+                    }
+                } else {
+                    let first = scopes.first[g][i].unwrap_or(0);
+                    let last = scopes.last[g][i].unwrap_or(first).max(first);
+                    Lifetime { first, last }
+                };
+                info.planned = Some(planned.len());
+                planned.push(PlannedTensor {
+                    name: info.name.clone(),
+                    id: TensorId {
+                        subgraph: g as u32,
+                        index: i as u32,
+                    },
+                    size,
+                    element: info.element,
+                    shape: info.shape.clone(),
+                    lifetime,
+                    file_offset: offset.map(u64::from),
+                    memory_id: None,
+                    persistent: info.variable,
+                    alias_group: None,
+                });
+            }
+        }
+
+        let mut operators = Vec::with_capacity(scopes.visits.len());
+        for &(step, g, k) in &scopes.visits {
+            // The walk visits only operators the subgraph has.
+            let Some(op) = subgraphs[g as usize]
+                .operators()
+                .and_then(|ops| ((k as usize) < ops.len()).then(|| ops.get(k as usize)))
+            else {
+                continue;
+            };
+            let (code, name) = self.code(g, k, &op)?;
+            operators.push(Operator {
+                step,
+                subgraph: g,
+                index: k,
+                name,
+                options: options::options(&op, code),
+                inputs: op.inputs().map(|v| v.iter().collect()).unwrap_or_default(),
+                outputs: op.outputs().map(|v| v.iter().collect()).unwrap_or_default(),
+            });
+        }
+
+        let description = match self.model.description() {
+            Some(d) if !d.is_empty() => format!("TFLite schema {version}: {d}"),
+            _ => format!("TFLite schema {version}"),
+        };
+        Ok(ModelFile {
+            file: self.file.to_string(),
+            format: ModelFormat::Tflite,
+            description,
+            align: ALIGN,
+            tensors: planned,
+            alias_groups: Vec::new(),
+            buffer_sizes: Vec::new(),
+            subgraphs: subgraphs
+                .iter()
+                .zip(tensors)
+                .map(|(sg, t)| Subgraph {
+                    name: sg.name().unwrap_or("").to_string(),
+                    values: t.infos.into_iter().map(Value::Tensor).collect(),
+                    inputs: sg.inputs().map(|v| v.iter().collect()).unwrap_or_default(),
+                    outputs: sg.outputs().map(|v| v.iter().collect()).unwrap_or_default(),
+                })
+                .collect(),
+            operators,
+            last_step: scopes.last_scope,
+        })
+    }
+
+    /// The operator code of operator `k` of subgraph `g`: TensorFlow Lite Micro's
+    /// `builtin_code`, and the operator's name.
+    fn code(
+        &self,
+        g: u32,
+        k: u32,
+        op: &fb::Operator<'_>,
+    ) -> Result<(BuiltinOperator, String), FileError> {
+        let i = op.opcode_index() as usize;
+        let codes = self.model.operator_codes();
+        let code = codes
+            .and_then(|c| (i < c.len()).then(|| c.get(i)))
+            .ok_or_else(|| {
+                self.err(format!(
+                    "operator {k} of subgraph {g}: operator code {i} is not among the model's {}",
+                    codes.map_or(0, |c| c.len())
+                ))
+            })?;
+        let builtin = code.builtin_code();
+        let named = BuiltinOperator(builtin.0.max(i32::from(code.deprecated_builtin_code())));
+        let name = if named == BuiltinOperator::CUSTOM {
+            code.custom_code().unwrap_or("CUSTOM").to_string()
+        } else {
+            named
+                .variant_name()
+                .map_or_else(|| format!("BUILTIN_{}", named.0), str::to_string)
+        };
+        Ok((builtin, name))
+    }
+
+    /// Subgraph `g` as the scope walk needs it.
+    fn graph(
+        &self,
+        g: usize,
+        sg: &fb::SubGraph<'_>,
+        tensors: usize,
+    ) -> Result<scopes::Graph, FileError> {
+        let ops = sg
+            .operators()
+            .map(|ops| {
+                ops.iter()
+                    .enumerate()
+                    .map(|(k, op)| {
+                        let (code, _) = self.code(g as u32, k as u32, &op)?;
+                        Ok(scopes::Op {
+                            inputs: op.inputs().map(|v| v.iter().collect()).unwrap_or_default(),
+                            outputs: op.outputs().map(|v| v.iter().collect()).unwrap_or_default(),
+                            calls: options::subgraph_calls(&op, code),
+                        })
+                    })
+                    .collect::<Result<Vec<_>, FileError>>()
+            })
+            .transpose()?
+            .unwrap_or_default();
+        Ok(scopes::Graph {
+            tensors,
+            inputs: sg.inputs().map(|v| v.iter().collect()).unwrap_or_default(),
+            outputs: sg.outputs().map(|v| v.iter().collect()).unwrap_or_default(),
+            ops,
+        })
+    }
+
+    /// Subgraph `g`'s tensors: types, shapes, sizes, quantization and constant data.
+    fn tensors(&self, g: usize, sg: &fb::SubGraph<'_>) -> Result<Tensors, FileError> {
+        let flat: Vec<fb::Tensor<'_>> =
+            sg.tensors().map(|v| v.iter().collect()).unwrap_or_default();
+        let buffers = self.model.buffers();
+        let mut out = Tensors {
+            infos: Vec::with_capacity(flat.len()),
+            sizes: Vec::with_capacity(flat.len()),
+        };
+        for (i, t) in flat.iter().enumerate() {
+            let name = t.name().unwrap_or("");
+            let at = |m: String| self.err(format!("tensor {i} (`{name}`) of subgraph {g}: {m}"));
+            let element = types::element_type(t.type_()).ok_or_else(|| {
+                at(format!(
+                    "element type {} has no size in TensorFlow Lite Micro",
+                    types::type_name(t.type_())
+                ))
+            })?;
+            let dims: Vec<i64> = t
+                .shape()
+                .map(|s| s.iter().map(i64::from).collect())
+                .unwrap_or_default();
+            if dims.len() > MAX_RANK {
+                return Err(at(format!("{} dims, more than {MAX_RANK}", dims.len())));
+            }
+            // A -1 in `shape_signature` is a dimension left dynamic at conversion and fixed by
+            // `shape` (the batch of most converted models): TensorFlow Lite Micro plans
+            // `shape`, and so does memplan. A signature of another rank means the file does
+            // not fix the rank: refused, as a -1 in `shape` is.
+            if let Some(sig) = t.shape_signature()
+                && sig.len() != dims.len()
+            {
+                let sig: Vec<String> = sig.iter().map(|d| d.to_string()).collect();
+                return Err(at(format!(
+                    "a dynamic shape: shape_signature [{}] has {} dims, shape has {}",
+                    sig.join(", "),
+                    sig.len(),
+                    dims.len()
+                )));
+            }
+            let size = flatbuffer::byte_size(&dims, element.size).map_err(at)?;
+            let b = t.buffer() as usize;
+            let buffer = buffers
+                .and_then(|bs| (b < bs.len()).then(|| bs.get(b)))
+                .ok_or_else(|| {
+                    at(format!(
+                        "buffer {b} is not among the model's {}",
+                        buffers.map_or(0, |bs| bs.len())
+                    ))
+                })?;
+            if buffer.offset() > 1 {
+                return Err(at(format!(
+                    "its data (buffer {b}) is outside the flatbuffer (offset {}, {} bytes), which TensorFlow Lite Micro does not read",
+                    buffer.offset(),
+                    buffer.size()
+                )));
+            }
+            let data = buffer
+                .data()
+                .map(|d| d.bytes())
+                .filter(|d| !d.is_empty())
+                .map(|d| flatbuffer::range_in(self.bytes, d));
+            let quantization = t.quantization().and_then(|q| {
+                let scale: Vec<f32> = q.scale()?.iter().collect();
+                (!scale.is_empty()).then(|| Quantization {
+                    scale,
+                    zero_point: q
+                        .zero_point()
+                        .map(|z| z.iter().collect())
+                        .unwrap_or_default(),
+                    quantized_dimension: q.quantized_dimension(),
+                })
+            });
+            out.infos.push(TensorInfo {
+                name: name.to_string(),
+                element,
+                shape: dims.iter().map(|&d| d as u64).collect(),
+                quantization,
+                data,
+                variable: t.is_variable(),
+                planned: None,
+            });
+            out.sizes.push(size);
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,277 @@
+//! Hostile and malformed model files: every one an error naming the file and what is wrong,
+//! never a panic, never quadratic. Malformed files are made from the real ones by editing
+//! their unpacked tables (memplan-flatbuffers' object types) and packing them again.
+#![cfg(feature = "write")]
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use memplan_flatbuffers::executorch::{self as et, KernelTypesT};
+use memplan_flatbuffers::tflite::{
+    self as tf, BuiltinOperator, BuiltinOptionsT, IfOptionsT, OperatorCodeT, OperatorT, TensorT,
+    TensorType,
+};
+use memplan_planner::files::{pte, tflite};
+
+fn bytes(path: &str) -> Vec<u8> {
+    std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap()
+}
+
+const HELLO: &str = "../examples/data/tflite/hello_world_int8.tflite";
+const ADD: &str = "../examples/data/pte/add.pte";
+
+fn model(path: &str) -> tf::ModelT {
+    tf::root_as_model(&bytes(path)).unwrap().unpack()
+}
+
+fn pack(m: &tf::ModelT) -> Vec<u8> {
+    memplan_flatbuffers::finish_tflite(m)
+}
+
+fn tflite_error(m: &tf::ModelT) -> String {
+    tflite::read(&pack(m), "m.tflite").unwrap_err().to_string()
+}
+
+fn tensor0(m: &mut tf::ModelT) -> &mut TensorT {
+    &mut m.subgraphs.as_mut().unwrap()[0].tensors.as_mut().unwrap()[0]
+}
+
+#[test]
+fn truncated_and_corrupt_files_are_errors_not_panics() {
+    for path in [
+        HELLO,
+        "../examples/data/tflite/simple_add_model.tflite",
+        "../examples/data/tflite/person_detect_vela.tflite",
+    ] {
+        let b = bytes(path);
+        for len in (0..b.len()).step_by(7) {
+            let e = tflite::read(&b[..len], "cut.tflite").unwrap_err();
+            assert_eq!(e.file, "cut.tflite");
+        }
+        // Bytes overwritten at positions of a fixed sequence: an error or a model, whatever
+        // the verifier lets through, never a panic.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..300 {
+            let mut c = b.clone();
+            for _ in 0..4 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let at = (x % c.len() as u64) as usize;
+                c[at] = (x >> 32) as u8;
+            }
+            let _ = tflite::read(&c, "bad.tflite");
+        }
+    }
+    for path in [
+        ADD,
+        "../examples/data/pte/arduino_add_model.pte",
+        "tests/data/pte/views.pte",
+    ] {
+        let b = bytes(path);
+        for len in 0..b.len() {
+            assert!(pte::read(&b[..len], "cut.pte", None).is_err());
+        }
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..300 {
+            let mut c = b.clone();
+            for _ in 0..4 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let at = (x % c.len() as u64) as usize;
+                c[at] = (x >> 32) as u8;
+            }
+            let _ = pte::read(&c, "bad.pte", None);
+        }
+    }
+}
+
+#[test]
+fn the_identifier_found_is_named() {
+    let e = pte::read(&bytes(HELLO), "m.pte", None).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "m.pte: not a .pte file: its file identifier (bytes 4..8) is `TFL3` (a .tflite file), expected `ET12`"
+    );
+    let mut b = bytes(ADD);
+    b[4..8].copy_from_slice(b"ET13");
+    let e = pte::read(&b, "m.pte", None).unwrap_err();
+    assert!(e.message.ends_with("is `ET13`, expected `ET12` (another version of ExecuTorch's schema: memplan reads ET12)"), "{e}");
+}
+
+#[test]
+fn an_unknown_schema_version_is_an_error() {
+    let mut m = model(HELLO);
+    m.version = 4;
+    assert_eq!(
+        tflite_error(&m),
+        "m.tflite: schema version 4: memplan reads TFLite schema version 3"
+    );
+}
+
+#[test]
+fn shapes_memplan_cannot_plan_are_errors_naming_the_tensor() {
+    let mut m = model(HELLO);
+    tensor0(&mut m).shape = Some(vec![-1, 1]);
+    assert_eq!(
+        tflite_error(&m),
+        "m.tflite: tensor 0 (`serving_default_dense_input:0`) of subgraph 0: dim -1 is negative: a dynamic shape, which memplan cannot plan"
+    );
+    let mut m = model(HELLO);
+    tensor0(&mut m).shape_signature = Some(vec![-1]);
+    assert!(
+        tflite_error(&m).ends_with("a dynamic shape: shape_signature [-1] has 1 dims, shape has 2")
+    );
+    let mut m = model(HELLO);
+    tensor0(&mut m).type_ = TensorType::STRING;
+    assert!(tflite_error(&m).ends_with("element type STRING has no size in TensorFlow Lite Micro"));
+    let mut m = model(HELLO);
+    let t = tensor0(&mut m);
+    t.type_ = TensorType::INT64;
+    t.shape = Some(vec![i32::MAX, i32::MAX, i32::MAX]);
+    t.shape_signature = None;
+    let e = tflite_error(&m);
+    assert!(e.ends_with("its byte size (2147483647 x 2147483647 x 2147483647 elements of 8 bytes) overflows 64 bits"), "{e}");
+    let mut m = model(HELLO);
+    tensor0(&mut m).shape = Some(vec![1; 17]);
+    tensor0(&mut m).shape_signature = None;
+    assert!(tflite_error(&m).ends_with("17 dims, more than 16"));
+}
+
+#[test]
+fn a_subgraph_that_runs_itself_is_refused() {
+    let mut m = model(HELLO);
+    let mut code = OperatorCodeT::default();
+    code.builtin_code = BuiltinOperator::IF;
+    code.deprecated_builtin_code = 118;
+    m.operator_codes.as_mut().unwrap().push(code);
+    let mut op = OperatorT::default();
+    op.opcode_index = m.operator_codes.as_ref().unwrap().len() as u32 - 1;
+    op.inputs = Some(vec![0]);
+    op.outputs = Some(vec![7]);
+    op.builtin_options = BuiltinOptionsT::IfOptions(Box::new({
+        let mut o = IfOptionsT::default();
+        o.then_subgraph_index = 0;
+        o.else_subgraph_index = 0;
+        o
+    }));
+    m.subgraphs.as_mut().unwrap()[0]
+        .operators
+        .as_mut()
+        .unwrap()
+        .push(op);
+    assert_eq!(
+        tflite_error(&m),
+        "m.tflite: operator 3 of subgraph 0 runs subgraph 0 while subgraph 0 is running: recursive subgraphs are refused (TensorFlow Lite Micro's planner would not terminate)"
+    );
+}
+
+#[test]
+fn an_offline_plan_with_the_wrong_count_or_offset_is_an_error() {
+    let b = bytes(HELLO);
+    let written = tflite::write_offline_plan(&b, "m.tflite", &[]).unwrap();
+    let mut m = tf::root_as_model(&written).unwrap().unpack();
+    let md = m
+        .metadata
+        .as_ref()
+        .unwrap()
+        .iter()
+        .find(|d| d.name.as_deref() == Some(tflite::METADATA_NAME))
+        .unwrap()
+        .buffer as usize;
+    let data = m.buffers.as_mut().unwrap()[md].data.as_mut().unwrap();
+    data[8..12].copy_from_slice(&5i32.to_le_bytes());
+    assert!(tflite_error(&m).ends_with("has 5 offsets; the model has 10 tensors (all subgraphs), and TensorFlow Lite Micro needs one offset per tensor"), "{}", tflite_error(&m));
+    let data = m.buffers.as_mut().unwrap()[md].data.as_mut().unwrap();
+    data[8..12].copy_from_slice(&10i32.to_le_bytes());
+    data[12..16].copy_from_slice(&(-5i32).to_le_bytes());
+    assert!(tflite_error(&m).ends_with("the offset of tensor entry 0 is -5: negative, and not -1"));
+    let e = tflite::write_offline_plan(
+        &b,
+        "m.tflite",
+        &[(
+            memplan_planner::files::TensorId {
+                subgraph: 0,
+                index: 0,
+            },
+            1 << 31,
+        )],
+    )
+    .unwrap_err();
+    assert!(
+        e.message
+            .ends_with("does not fit the offline plan's 32-bit entry (at most 2147483647)")
+    );
+}
+
+#[test]
+fn pte_offsets_out_of_range_are_errors() {
+    let mut p = et::root_as_program(&bytes(ADD)).unwrap().unpack();
+    let plan = &mut p.execution_plan.as_mut().unwrap()[0];
+    if let KernelTypesT::Tensor(t) = &mut plan.values.as_mut().unwrap()[2].val {
+        t.allocation_info.as_mut().unwrap().memory_offset_low = 46;
+    }
+    let e = pte::read(&memplan_flatbuffers::finish_executorch(&p), "m.pte", None).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "m.pte: value 2 (a tensor) of execution plan 0: its 4 bytes at offset 46 of memory id 1 end past the buffer's 48 bytes (non_const_buffer_sizes[1])"
+    );
+}
+
+#[test]
+fn a_long_chain_reads_in_linear_time() {
+    // 100,000 ADD operators in a chain: tensor k + 1 = tensor k + tensor k.
+    let n = 100_000;
+    let mut m = model("../examples/data/tflite/simple_add_model.tflite");
+    let g = &mut m.subgraphs.as_mut().unwrap()[0];
+    let proto = g.tensors.as_ref().unwrap()[0].clone();
+    let op_proto = g.operators.as_ref().unwrap()[0].clone();
+    g.tensors = Some((0..=n).map(|_| proto.clone()).collect());
+    g.operators = Some(
+        (0..n)
+            .map(|k| {
+                let mut op = op_proto.clone();
+                op.inputs = Some(vec![k, k]);
+                op.outputs = Some(vec![k + 1]);
+                op
+            })
+            .collect(),
+    );
+    g.inputs = Some(vec![0]);
+    g.outputs = Some(vec![n]);
+    let b = pack(&m);
+    let start = Instant::now();
+    let r = tflite::read(&b, "chain.tflite").unwrap();
+    let took = start.elapsed();
+    assert_eq!(r.tensors.len(), n as usize + 1);
+    assert_eq!(
+        r.tensors[5].lifetime,
+        memplan_planner::Lifetime { first: 5, last: 6 }
+    );
+    assert_eq!(
+        r.tensors[n as usize].lifetime,
+        memplan_planner::Lifetime {
+            first: n as u32,
+            last: n as u32
+        }
+    );
+    assert!(took.as_secs() < 10, "{took:?}");
+}
+
+#[test]
+fn a_variable_tensor_is_persistent_and_live_throughout() {
+    // hello_world with its first hidden activation (tensor 7, 16 bytes) made variable: TFLM
+    // gives it persistent memory (AllocateVariables), so it is yielded persistent, live at
+    // every step, with its own size.
+    let mut m = model(HELLO);
+    m.subgraphs.as_mut().unwrap()[0].tensors.as_mut().unwrap()[7].is_variable = true;
+    let r = tflite::read(&pack(&m), "v.tflite").unwrap();
+    let t = r.tensors.iter().find(|t| t.id.index == 7).unwrap();
+    assert!(t.persistent);
+    assert_eq!(
+        (t.size, t.lifetime),
+        (16, memplan_planner::Lifetime { first: 0, last: 3 })
+    );
+    assert_eq!(r.tensors.iter().filter(|t| t.persistent).count(), 1);
+}

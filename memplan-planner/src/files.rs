@@ -36,7 +36,7 @@ mod rows;
 
 pub use any::{detect, parse_any, read_any};
 pub use error::FileError;
-pub use flatbuffer::{MAX_FILE_BYTES, MAX_RANK};
+pub use flatbuffer::{MAX_MODEL_BYTES, MAX_RANK};
 pub use model::{
     Activation, AliasGroup, ElementType, ModelFile, ModelFormat, Operator, Options, Padding,
     PlannedTensor, Primitive, Quantization, Subgraph, TensorId, TensorInfo, Value, detect_model,

@@ -15,7 +15,7 @@ use super::model::{ModelFormat, detect_model};
 /// The largest model file the readers accept, in bytes: 2^31 - 1, the most a flatbuffer's
 /// 32-bit offsets address (an ExecuTorch program's segments after its flatbuffer count
 /// too).
-pub const MAX_FILE_BYTES: usize = (1 << 31) - 1;
+pub const MAX_MODEL_BYTES: usize = (1 << 31) - 1;
 
 /// The most dims a tensor may have: 16 (TFLite Micro's kernels take at most 6, ExecuTorch's
 /// at most 16).
@@ -51,11 +51,11 @@ pub(super) fn error(file: &str, message: impl Into<String>) -> FileError {
 
 /// Checks the size and the file identifier of a `format` file.
 pub(super) fn check_header(bytes: &[u8], file: &str, format: ModelFormat) -> Result<(), FileError> {
-    if bytes.len() > MAX_FILE_BYTES {
+    if bytes.len() > MAX_MODEL_BYTES {
         return Err(error(
             file,
             format!(
-                "the file has {} bytes, more than the {MAX_FILE_BYTES} a {} file may have",
+                "the file has {} bytes, more than the {MAX_MODEL_BYTES} a {} file may have",
                 bytes.len(),
                 format.name()
             ),

@@ -44,7 +44,7 @@
 //!   aliases; `tests/data/pte/views.pte` (two elided views, exported with ExecuTorch 1.5.1)
 //!   has two groups, and ExecuTorch computes a different output when they are split.
 //!
-//! Caps: [`MAX_FILE_BYTES`](super::MAX_FILE_BYTES) (segments included),
+//! Caps: [`MAX_MODEL_BYTES`](super::MAX_MODEL_BYTES) (segments included),
 //! [`MAX_RANK`] dims, the verifier's (tables nested at most 64 deep, at
 //! most 2^22 tables, at most 2^31 bytes visited), at most 2^24 instructions.
 //! Refused: backward jumps (loops), `DYNAMIC_UNBOUND` planned tensors (ExecuTorch refuses

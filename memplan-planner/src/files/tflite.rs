@@ -35,7 +35,7 @@
 //!   exceed this plan by them. TensorFlow Lite Micro's persistent (tail) allocations are not
 //!   planned either.
 //!
-//! Caps: [`MAX_FILE_BYTES`](super::MAX_FILE_BYTES), [`MAX_RANK`] dims,
+//! Caps: [`MAX_MODEL_BYTES`](super::MAX_MODEL_BYTES), [`MAX_RANK`] dims,
 //! the flatbuffers verifier's (tables nested at most 64 deep, at most 2^22 tables, at most
 //! 2^31 bytes visited: a file may reference one vector many times over), and at most 2^24
 //! allocation scopes (operators visited plus subgraphs entered: a subgraph run twice is

@@ -4,7 +4,7 @@ use memplan_flatbuffers::executorch::KernelTypesT;
 
 use super::header::{Header, LENGTH};
 use crate::files::error::FileError;
-use crate::files::flatbuffer::{self, MAX_FILE_BYTES, error};
+use crate::files::flatbuffer::{self, MAX_MODEL_BYTES, error};
 use crate::files::model::ModelFormat;
 
 /// Where memplan puts one planned tensor of an ExecuTorch program.
@@ -44,7 +44,7 @@ fn alignment_of(n: u64) -> u64 {
 /// twice; a memory id outside `non_const_buffer_sizes` (ids from 1), a tensor that ends past
 /// its buffer; a size over `i64::MAX`; an instruction of a kind the vendored schema does not
 /// know (packing would drop it); a program whose tables, counted each time they are
-/// referenced, exceed 1 GiB; a result over [`MAX_FILE_BYTES`].
+/// referenced, exceed 1 GiB; a result over [`MAX_MODEL_BYTES`].
 pub fn write_plan(
     bytes: &[u8],
     file: &str,
@@ -159,11 +159,11 @@ pub fn write_plan(
         None => flat.to_vec(),
         Some(h) => with_header(bytes, flat, h, file)?,
     };
-    if out.len() > MAX_FILE_BYTES {
+    if out.len() > MAX_MODEL_BYTES {
         return Err(error(
             file,
             format!(
-                "the program written back would have {} bytes, more than {MAX_FILE_BYTES}",
+                "the program written back would have {} bytes, more than {MAX_MODEL_BYTES}",
                 out.len()
             ),
         ));

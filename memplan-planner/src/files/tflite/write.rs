@@ -5,7 +5,7 @@ use memplan_flatbuffers::tflite::{BuiltinOptions, BuiltinOptions2};
 
 use super::offline::{self, METADATA_NAME};
 use crate::files::error::FileError;
-use crate::files::flatbuffer::{self, MAX_FILE_BYTES, error};
+use crate::files::flatbuffer::{self, MAX_MODEL_BYTES, error};
 use crate::files::model::{ModelFormat, TensorId};
 
 /// The model in `bytes` with `offsets` as its `OfflineMemoryAllocation` metadata (added, or
@@ -28,7 +28,7 @@ use crate::files::model::{ModelFormat, TensorId};
 /// tensor in `offsets` that the model does not have, given twice, or whose offset does not
 /// fit TensorFlow Lite Micro's 32-bit entry (at most 2^31 - 1); builtin options unknown to
 /// the vendored schema; a model whose tables, counted each time they are referenced, exceed
-/// 1 GiB (unpacking would copy them all); a result over [`MAX_FILE_BYTES`].
+/// 1 GiB (unpacking would copy them all); a result over [`MAX_MODEL_BYTES`].
 pub fn write_offline_plan(
     bytes: &[u8],
     file: &str,
@@ -107,11 +107,11 @@ pub fn write_offline_plan(
     }
 
     let out = memplan_flatbuffers::finish_tflite(&m);
-    if out.len() > MAX_FILE_BYTES {
+    if out.len() > MAX_MODEL_BYTES {
         return Err(error(
             file,
             format!(
-                "the model written back would have {} bytes, more than {MAX_FILE_BYTES}",
+                "the model written back would have {} bytes, more than {MAX_MODEL_BYTES}",
                 out.len()
             ),
         ));

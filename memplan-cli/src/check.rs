@@ -159,9 +159,19 @@ impl Shown<'_> {
         }
     }
 
-    /// `FILE:LINE` of buffer `i`.
+    /// `FILE:LINE` of buffer `i` (`FILE: tensor 12 (`conv1`)` for a model's).
     fn at(&self, i: usize) -> String {
-        format!("{}:{}", self.file.file, self.file.buffers[i].line)
+        self.file.buffers[i].place(&self.file.file)
+    }
+
+    /// Where buffer `i` is in its file, inside a description: `line 5: ` or `tensor 12
+    /// (`conv1`): `.
+    fn where_in(&self, i: usize) -> String {
+        let b = &self.file.buffers[i];
+        match &b.origin {
+            Some(o) => format!("{o}: "),
+            None => format!("line {}: ", b.line),
+        }
     }
 
     /// `` `a` (bytes 0..768, live 0..=3) ``.
@@ -188,7 +198,7 @@ impl Shown<'_> {
             "{}: buffers {} and {} overlap{place}: bytes {}..{} are used by both at steps {}..={}",
             self.at(a),
             self.describe(a),
-            self.describe_at(b, &format!("line {}: ", self.file.buffers[b].line)),
+            self.describe_at(b, &self.where_in(b)),
             x.offset.max(y.offset),
             x.end().min(y.end()),
             x.first.max(y.first),

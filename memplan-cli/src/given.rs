@@ -41,7 +41,15 @@ pub fn layout(
                 message: "a MiniMalloc CSV has no offsets: plan it (`memplan plan`) first".into(),
             });
         }
-        Format::Executorch => {
+        Format::Tflite if file.buffers.iter().all(|b| b.offset.is_none()) => {
+            return Err(FileError::at_line(
+                &file.file,
+                None,
+                "the model has no plan of its own (no `OfflineMemoryAllocation` metadata): `memplan plan` plans it, and `memplan plan --write` writes the plan into a copy",
+            ));
+        }
+        Format::Tflite => (vec![region("arena".into(), None)], vec![0]),
+        Format::Executorch | Format::Pte => {
             let mem_ids: BTreeSet<u32> = file.buffers.iter().filter_map(|b| b.mem_id).collect();
             mem_ids
                 .iter()
@@ -65,11 +73,14 @@ pub fn layout(
     let mut buffers = Vec::with_capacity(file.buffers.len());
     let mut placed = Vec::with_capacity(file.buffers.len());
     for b in &file.buffers {
-        let at = |message: String| FileError {
-            file: file.file.clone(),
-            line: Some(b.line),
-            column: Some(b.column),
-            message,
+        let at = |message: String| match &b.origin {
+            Some(o) => FileError::at_line(&file.file, None, format!("{o}: {message}")),
+            None => FileError {
+                file: file.file.clone(),
+                line: Some(b.line),
+                column: Some(b.column),
+                message,
+            },
         };
         let Some(offset) = b.offset else {
             return Err(at(format!(

@@ -167,7 +167,14 @@ fn load_file(
             return Ok(None);
         }
     };
-    let file_bytes = matches!(file.format, Format::Executorch | Format::Placed).then(|| {
+    // The file's own plan, when it has one for every buffer: ExecuTorch's offsets (in its
+    // CSV export or its program), a placed plan's, a model's offline plan.
+    let own = matches!(
+        file.format,
+        Format::Executorch | Format::Placed | Format::Pte | Format::Tflite
+    ) && !file.buffers.is_empty()
+        && file.buffers.iter().all(|b| b.offset.is_some());
+    let file_bytes = own.then(|| {
         file.buffers
             .iter()
             .filter(|b| b.size > 0)

@@ -14,6 +14,8 @@ use crate::input::{self, Loaded};
 use crate::options::{Offsets, OutputFormat, ProblemArgs};
 use crate::planned::Planned;
 use crate::progress;
+use memplan_planner::files::{Format, read_model, write_model_plan};
+
 use crate::stats::{self, RegionStats};
 
 /// The widest the name column of the peak's buffers gets, in characters.
@@ -41,6 +43,11 @@ pub struct Args {
     /// How many of the buffers live at the peak step to list, largest first.
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub top: usize,
+    /// For a model (.tflite, .pte): also write a copy of it with memplan's plan in the
+    /// runtime's own format (TFLite Micro's OfflineMemoryAllocation metadata, ExecuTorch's
+    /// allocation_info and non_const_buffer_sizes), everything else kept.
+    #[arg(long, value_name = "OUT")]
+    pub write: Option<PathBuf>,
 }
 
 /// Runs `memplan plan`.
@@ -57,7 +64,48 @@ pub fn run(args: Args) -> Result<bool, String> {
     } else {
         print!("{}", text(&loaded, args.top));
     }
+    if let Some(out) = &args.write {
+        let said = write_back(&args.file, &loaded, out)?;
+        if json {
+            eprintln!("{said}");
+        } else {
+            println!("{said}");
+        }
+    }
     Ok(true)
+}
+
+/// Writes the model `path` (planned as `loaded`) back to `out` with memplan's offsets,
+/// and says what it wrote.
+fn write_back(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) -> Result<String, String> {
+    let is_model = loaded
+        .file
+        .as_ref()
+        .is_some_and(|f| matches!(f.format, Format::Tflite | Format::Pte));
+    let [p] = &loaded.plans[..] else {
+        return Err("--write writes a model: give a .tflite or .pte file".to_string());
+    };
+    if !is_model || p.given {
+        return Err(format!(
+            "{}: --write writes a model (.tflite, .pte) planned by memplan (not with --offsets file)",
+            path.display()
+        ));
+    }
+    if p.plan.regions.len() != 1 {
+        return Err("--write: a model's runtime plans one arena; give at most one --region".to_string());
+    }
+    let (bytes, model) = read_model(path).map_err(|e| e.to_string())?;
+    let offsets: Vec<u64> = p.plan.buffers.iter().map(|b| b.offset).collect();
+    let arena = p.plan.regions[0].planned_bytes;
+    let written = write_model_plan(&bytes, &model, &offsets, arena).map_err(|e| e.to_string())?;
+    std::fs::write(out, &written).map_err(|e| format!("{}: {e}", out.display()))?;
+    Ok(format!(
+        "wrote {}: {} tensors at memplan's offsets in an arena of {arena} bytes{}",
+        out.display(),
+        model.tensors.len(),
+        p.file_bytes
+            .map_or(String::new(), |b| format!(" (the file's own plan: {b} bytes)"))
+    ))
 }
 
 /// The strategy as a report says it: `optimal(nodes = 38000)`, or that the offsets are the
@@ -243,6 +291,8 @@ fn json_report(loaded: &Loaded, top: usize) -> JsonReport {
             memplan_planner::files::Format::Minimalloc => "minimalloc",
             memplan_planner::files::Format::Placed => "placed",
             memplan_planner::files::Format::Json => "json",
+            memplan_planner::files::Format::Tflite => "tflite",
+            memplan_planner::files::Format::Pte => "pte",
         },
     };
     let plans = loaded

@@ -55,7 +55,7 @@ impl Names for FileNames<'_> {
     fn buffer(&self, problem: &Problem, i: usize) -> String {
         let name = &problem.buffers[i].name;
         match self.0.buffers.get(i) {
-            Some(b) => format!("`{name}` ({}:{})", self.0.file, b.line),
+            Some(b) => format!("`{name}` ({})", b.place(&self.0.file)),
             None => format!("`{name}`"),
         }
     }

@@ -161,3 +161,127 @@ fn a_json_plan_written_by_plan_checks_and_one_without_offsets_is_refused() {
         )
     );
 }
+
+/// A model's own plan: each committed `.pte` program's (ExecuTorch's offsets) and the
+/// offline plan of Vela's `.tflite` (its NPU operator's input and output inside its
+/// scratch, kept together) pass; and memplan's plan written back into person_detect passes.
+/// Then a copy with one tensor's offset moved 16 bytes into another tensor live at the same
+/// step fails, naming both tensors. (Moved exactly onto the other's offset, the two would
+/// look as ExecuTorch's views do: the same bytes on purpose.)
+#[test]
+fn a_model_s_own_plan_passes_and_a_moved_offset_names_both_tensors() {
+    use memplan_planner::files::{TensorId, pte, read_model, tflite};
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/data");
+    let mut own = vec![models.join("tflite/person_detect_vela.tflite")];
+    for entry in std::fs::read_dir(models.join("pte")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "pte") {
+            own.push(path);
+        }
+    }
+    // memplan's own plan, written into a copy of person_detect.
+    let written = Path::new(env!("CARGO_TARGET_TMPDIR")).join("person_detect_planned.tflite");
+    let out = memplan(&[
+        "plan",
+        &models
+            .join("tflite/person_detect.tflite")
+            .display()
+            .to_string(),
+        "--write",
+        &written.display().to_string(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    own.push(written);
+    assert_eq!(own.len(), 8);
+    for path in &own {
+        let out = memplan(&["check", &path.display().to_string()]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{}: {stdout}", path.display());
+        assert!(
+            stdout.ends_with(
+                ": no overlapping pair, no misaligned offset, no buffer out of bounds\n"
+            ),
+            "{stdout}"
+        );
+    }
+    // Move one tensor into another live at one of its steps, in person_detect's plan and in
+    // kws_dscnn's (the lifetimes are the model reader's).
+    for path in [&own[7], &models.join("pte/kws_dscnn.pte")] {
+        let (bytes, model) = read_model(path).unwrap();
+        let t = &model.tensors;
+        let arena = model.buffer_sizes.get(1).copied().unwrap_or(u64::MAX);
+        let (a, b) = (0..t.len())
+            .flat_map(|a| (0..t.len()).map(move |b| (a, b)))
+            .find(|&(a, b)| {
+                a != b
+                    && t[a].alias_group.is_none()
+                    && t[b].alias_group.is_none()
+                    && t[a].lifetime.conflicts(&t[b].lifetime)
+                    && t[a].size > 16
+                    && t[b].size > 0
+                    && t[a].file_offset.unwrap() + 16 + t[b].size <= arena
+            })
+            .unwrap();
+        let moved_to = t[a].file_offset.unwrap() + 16;
+        let broken = match model.format {
+            memplan_planner::files::ModelFormat::Tflite => {
+                let offsets: Vec<(TensorId, u64)> = t
+                    .iter()
+                    .enumerate()
+                    .map(|(k, x)| {
+                        (
+                            x.id,
+                            if k == b {
+                                moved_to
+                            } else {
+                                x.file_offset.unwrap()
+                            },
+                        )
+                    })
+                    .collect();
+                tflite::write_offline_plan(&bytes, "x", &offsets).unwrap()
+            }
+            memplan_planner::files::ModelFormat::Pte => {
+                let offsets: Vec<pte::PlannedOffset> = t
+                    .iter()
+                    .enumerate()
+                    .map(|(k, x)| pte::PlannedOffset {
+                        value: x.id.index,
+                        memory_id: x.memory_id.unwrap(),
+                        offset: if k == b {
+                            moved_to
+                        } else {
+                            x.file_offset.unwrap()
+                        },
+                    })
+                    .collect();
+                pte::write_plan(&bytes, "x", None, &offsets, &model.buffer_sizes).unwrap()
+            }
+        };
+        let name = path.file_name().unwrap().to_string_lossy();
+        let copy = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("moved_{name}"));
+        std::fs::write(&copy, broken).unwrap();
+        let out = memplan(&["check", &copy.display().to_string()]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{stdout}");
+        let plan = model.plan_file();
+        let buffer_of = |k: usize| {
+            let members = model.buffer_tensors();
+            members.iter().position(|m| m.contains(&k)).unwrap()
+        };
+        let (na, nb) = (
+            &plan.buffers[buffer_of(a)].name,
+            &plan.buffers[buffer_of(b)].name,
+        );
+        assert!(
+            stdout.contains(&format!("`{na}`")) && stdout.contains(&format!("`{nb}`")),
+            "{na} and {nb}: {stdout}"
+        );
+        assert!(stdout.contains("1 overlapping pair"), "{stdout}");
+    }
+}

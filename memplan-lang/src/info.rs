@@ -7,29 +7,32 @@
 //! device, and `memplan inspect` reads it back ([`PlanInfo::decode_all`]), as defmt keeps
 //! its interned strings in a non-loaded section.
 //!
-//! # Encoding (version 1)
+//! # Encoding (version 2)
 //!
 //! Text, one record per plan, fields separated by single spaces, names percent-encoded
 //! (every byte outside `[A-Za-z0-9_.-]` as `%XX`):
 //!
 //! ```text
-//! memplan-plan 1
+//! memplan-plan 2
 //! plan NAME PACKAGE
 //! strategy NAME NODES|-
+//! source NAME BYTES SHA256
 //! region NAME CAPACITY PLANNED LOWER_BOUND PEAK|- ALIGN OPTIMAL(0|1) NODES MEMORY|-
 //! buffer NAME REGION OFFSET SIZE FIRST LAST
 //! end
 //! ```
 //!
-//! Records follow each other in the section, perhaps with NUL bytes between them (the
-//! statics' alignment). A reader refuses any other version.
+//! A `source` line per plan file or model the plan was read from (its length in bytes
+//! and its SHA-256). Records follow each other in the section, perhaps with NUL bytes
+//! between them (the statics' alignment). A reader also takes version 1 (the same without
+//! `source` lines) and refuses any other.
 
 use memplan_planner::{Plan, Strategy};
 
-use crate::lower::{ArenaPlace, Model};
+use crate::lower::{ArenaPlace, Model, SourceFile};
 
 /// The version of the encoding this crate writes and reads.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// The name of the link section that holds the descriptions.
 pub const SECTION: &str = ".memplan.info";
@@ -44,6 +47,8 @@ pub struct PlanInfo {
     pub package: String,
     /// The strategy that made it.
     pub strategy: Strategy,
+    /// The plan files and models it was read from.
+    pub sources: Vec<SourceFile>,
     /// Its regions, by memory id.
     pub regions: Vec<RegionSummary>,
     /// Its buffers, in declaration order.
@@ -97,6 +102,7 @@ impl PlanInfo {
             plan: crate::linker::PlanKey::of(model).display().to_string(),
             package: model.package.clone(),
             strategy: plan.strategy,
+            sources: model.sources.clone(),
             regions: model
                 .regions
                 .iter()
@@ -140,9 +146,15 @@ impl PlanInfo {
             Some(nodes) => format!("{}, budget {nodes} nodes", self.strategy.name()),
             None => self.strategy.name().to_string(),
         };
-        let mut out = format!(
-            "memory plan `{}` (strategy {strategy})\n{:<16} {:>3} {:>12} {:>12} {:>12} {:>9} {:>8} {:>7} {:>8}\n",
-            self.plan,
+        let mut out = format!("memory plan `{}` (strategy {strategy})\n", self.plan);
+        for f in &self.sources {
+            out.push_str(&format!(
+                "read from {} ({} bytes, sha256 {})\n",
+                f.name, f.bytes, f.sha256
+            ));
+        }
+        out.push_str(&format!(
+            "{:<16} {:>3} {:>12} {:>12} {:>12} {:>9} {:>8} {:>7} {:>8}\n",
             "region",
             "id",
             "capacity",
@@ -152,7 +164,7 @@ impl PlanInfo {
             "buffers",
             "optimal",
             "nodes"
-        );
+        ));
         let mut count = vec![0usize; self.regions.len()];
         for b in &self.buffers {
             if let Some(c) = count.get_mut(b.region) {
@@ -250,6 +262,14 @@ impl PlanInfo {
                 .nodes()
                 .map_or("-".to_string(), |n| n.to_string())
         );
+        for f in &self.sources {
+            out.push_str(&format!(
+                "source {} {} {}\n",
+                escape(&f.name),
+                f.bytes,
+                escape(&f.sha256)
+            ));
+        }
         for r in &self.regions {
             out.push_str(&format!(
                 "region {} {} {} {} {} {} {} {} {}\n",
@@ -295,10 +315,10 @@ impl PlanInfo {
             .filter(|(_, l)| !l.is_empty());
         while let Some((n, header)) = lines.next() {
             match header.split(' ').collect::<Vec<_>>()[..] {
-                ["memplan-plan", v] if v == VERSION.to_string() => {}
+                ["memplan-plan", "1" | "2"] => {}
                 ["memplan-plan", v] => {
                     return Err(format!(
-                        "line {n}: a plan description of version {v}; this memplan reads version {VERSION}"
+                        "line {n}: a plan description of version {v}; this memplan reads versions 1 and {VERSION}"
                     ));
                 }
                 _ => return Err(format!("line {n}: expected `memplan-plan {VERSION}`")),
@@ -316,6 +336,7 @@ fn decode_record<'a>(
         plan: String::new(),
         package: String::new(),
         strategy: Strategy::default(),
+        sources: Vec::new(),
         regions: Vec::new(),
         buffers: Vec::new(),
     };
@@ -364,6 +385,13 @@ fn decode_record<'a>(
                     } else {
                         Some(unescape(memory).ok_or_else(bad)?)
                     },
+                });
+            }
+            ["source", name, bytes, sha256] => {
+                info.sources.push(SourceFile {
+                    name: unescape(name).ok_or_else(bad)?,
+                    bytes: num(bytes)?,
+                    sha256: unescape(sha256).ok_or_else(bad)?,
                 });
             }
             ["buffer", name, region, offset, size, first, last] => {
@@ -422,6 +450,7 @@ mod tests {
             plan: "digits".into(),
             package: "memplan-firmware".into(),
             strategy: Strategy::Optimal { nodes: 10000 },
+            sources: vec![SourceFile::of("model dir/person_detect.tflite", b"TFL3")],
             regions: vec![RegionSummary {
                 name: "act".into(),
                 capacity: 256,
@@ -461,15 +490,30 @@ mod tests {
                 .encode()
                 .contains("buffer aten_conv.out%200%25 0 32 64 1 2\n")
         );
+        // The SHA-256 of "TFL3", as `printf TFL3 | sha256sum` prints it.
+        assert!(sample().encode().contains(
+            "source model%20dir%2Fperson_detect.tflite 4 a7dde3997f7e2a851fdbd1691bd8d19d07719e365be8016f136ff8ef6a847665\n"
+        ));
     }
 
     #[test]
     fn another_version_or_a_truncated_record_is_refused() {
-        let e = PlanInfo::decode_all(b"memplan-plan 2\nend\n").unwrap_err();
+        let e = PlanInfo::decode_all(b"memplan-plan 3\nend\n").unwrap_err();
         assert_eq!(
             e,
-            "line 1: a plan description of version 2; this memplan reads version 1"
+            "line 1: a plan description of version 3; this memplan reads versions 1 and 2"
         );
+        // Version 1, before `source` lines, still reads.
+        let v1 = sample()
+            .encode()
+            .replace("memplan-plan 2", "memplan-plan 1");
+        let v1: String = v1
+            .lines()
+            .filter(|l| !l.starts_with("source "))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let read = PlanInfo::decode_all(v1.as_bytes()).unwrap();
+        assert_eq!(read[0].sources, []);
         let text = sample().encode();
         let cut = &text[..text.len() - 4];
         assert!(

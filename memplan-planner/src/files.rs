@@ -30,17 +30,20 @@ mod any;
 mod error;
 mod flatbuffer;
 mod model;
+mod model_plan;
 mod plan_file;
 mod read;
 mod rows;
 
-pub use any::{detect, parse_any, read_any};
+pub use any::{detect, parse_any, parse_bytes, read_any, read_model};
 pub use error::FileError;
 pub use flatbuffer::{MAX_MODEL_BYTES, MAX_RANK};
 pub use model::{
     Activation, AliasGroup, ElementType, ModelFile, ModelFormat, Operator, Options, Padding,
     PlannedTensor, Primitive, Quantization, Subgraph, TensorId, TensorInfo, Value, detect_model,
 };
+#[cfg(feature = "write")]
+pub use model_plan::write_model_plan;
 pub use plan_file::{FileBuffer, FileRegion, Format, PlanFile, ProblemOptions, UNBOUNDED};
 pub use read::{MAX_FILE_BYTES, read_bounded, read_text};
 pub use rows::{

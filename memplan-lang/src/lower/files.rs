@@ -1,15 +1,17 @@
-//! `buffers [in REGION] from "FILE";`: every row of an ExecuTorch plan file becomes a
-//! buffer.
+//! `buffers [in REGION] from "FILE";`: every row of a plan file, or every planned tensor of
+//! a model (`.tflite`, `.pte`: told apart by content, read as the runtime plans it,
+//! [`memplan_planner::files::read_any`]), becomes a buffer, typed by its element type where
+//! the file gives a primitive one.
 
 use std::path::PathBuf;
 
 use memplan_planner::Buffer;
-use memplan_planner::files::parse_executorch;
+use memplan_planner::files::{FileBuffer, Primitive, parse_bytes};
 use proc_macro2::Span;
 use syn::{Ident, LitStr};
 
 use super::context::Lowering;
-use super::model::{BufferRecord, BufferSpans, Declared, ElemInfo};
+use super::model::{BufferRecord, BufferSpans, Declared, ElemInfo, SourceFile};
 use super::values::placement_of;
 use crate::names;
 use crate::parse::FileDecl;
@@ -20,8 +22,8 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl) {
         return;
     };
     let shown = f.path.value();
-    let text = match memplan_planner::files::read_text(&path) {
-        Ok(t) => t,
+    let bytes = match memplan_planner::files::read_bounded(&path) {
+        Ok(b) => b,
         Err(e) => {
             cx.diags.at(
                 f.path.span(),
@@ -31,19 +33,20 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl) {
         }
     };
     cx.model.files.push(path);
-    let rows = match parse_executorch(&text, &shown) {
-        Ok(rows) => rows,
+    cx.model.sources.push(SourceFile::of(&shown, &bytes));
+    let file = match parse_bytes(&bytes, &shown) {
+        Ok(file) => file,
         Err(e) => {
             cx.diags.at(f.path.span(), format!("plan file {e}"));
             return;
         }
     };
-    let taken: Vec<(u64, &str)> = rows
+    let taken: Vec<&FileBuffer> = file
+        .buffers
         .iter()
-        .filter(|(_, r)| cx.buffer_by_name.contains_key(&r.name))
-        .map(|(line, r)| (*line, r.name.as_str()))
+        .filter(|b| cx.buffer_by_name.contains_key(&b.name))
         .collect();
-    if let Some((line, first)) = taken.first() {
+    if let Some(first) = taken.first() {
         let more = match taken.len() - 1 {
             0 => String::new(),
             1 => ", and 1 more row like it".to_string(),
@@ -51,34 +54,40 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl) {
         };
         cx.diags.at(
             f.path.span(),
-            format!("plan file {shown}:{line}: buffer `{first}` has the name of a buffer declared before it{more} (is the file read twice?)"),
+            format!(
+                "plan file {}: buffer `{}` has the name of a buffer declared before it{more} (is the file read twice?)",
+                first.place(&shown),
+                first.name
+            ),
         );
         return;
     }
     let span = f.path.span();
-    for (line, row) in rows {
-        let what = format!("buffer `{}` ({shown}:{line})", row.name);
+    for b in file.buffers {
+        let place = b.place(&shown);
+        let what = format!("buffer `{}` ({place})", b.name);
         cx.buffer_by_name
-            .insert(row.name.clone(), cx.model.buffers.len());
-        let tname = names::type_name(&row.name, 'B');
+            .insert(b.name.clone(), cx.model.buffers.len());
+        let tname = names::type_name(&b.name, 'B');
         let emit = cx.claim(&tname, span, what);
-        let elem = element(&row.dtype, row.size, span);
+        let elem = element(b.element, span);
         // As for a declared `[T; N]`: the element's size, never less than the region's (of
         // whichever region takes it).
         let min_align = elem.size().unwrap_or(1).max(1);
+        let lifetime = b.lifetime;
         cx.model.buffers.push(BufferRecord {
             attrs: Vec::new(),
             type_ident: names::ident(&tname, span),
             spans: BufferSpans::all_at(span),
-            origin: Some(format!("{shown}:{line}")),
-            live_text: format!("{}..={}", row.first, row.last),
+            origin: Some(place),
+            live_text: format!("{}..={}", lifetime.first, lifetime.last),
             elem,
             buffer: Buffer {
-                name: row.name.clone(),
-                size: row.size,
+                name: b.name,
+                size: b.size,
                 align: None,
                 min_align,
-                lifetime: row.lifetime(),
+                lifetime,
                 placement,
                 pin: None,
                 in_place_of: None,
@@ -93,30 +102,15 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl) {
     }
 }
 
-/// A row's element type from its `dtype` column: the plain-data primitive that torch's
-/// dtype names (`float32` -> `f32`, `int8` -> `i8`, `int64` -> `i64`, ...), when the
-/// row's bytes are a whole number of them; bytes otherwise (`bool`, `float16`, unknown
-/// names, sizes that do not divide).
-fn element(dtype: &str, size: u64, span: Span) -> ElemInfo {
-    let (ty, bytes) = match dtype {
-        "float32" => ("f32", 4),
-        "float64" => ("f64", 8),
-        "int8" => ("i8", 1),
-        "uint8" => ("u8", 1),
-        "int16" => ("i16", 2),
-        "uint16" => ("u16", 2),
-        "int32" => ("i32", 4),
-        "uint32" => ("u32", 4),
-        "int64" => ("i64", 8),
-        "uint64" => ("u64", 8),
-        _ => return ElemInfo::Bytes,
-    };
-    if !size.is_multiple_of(bytes) {
-        return ElemInfo::Bytes;
-    }
-    ElemInfo::Prim {
-        ty: Ident::new(ty, span),
-        size: bytes,
+/// A buffer's element type: the primitive its file names (already checked to divide its
+/// bytes), bytes otherwise.
+fn element(primitive: Option<Primitive>, span: Span) -> ElemInfo {
+    match primitive {
+        Some(p) => ElemInfo::Prim {
+            ty: Ident::new(p.rust_name(), span),
+            size: p.size(),
+        },
+        None => ElemInfo::Bytes,
     }
 }
 

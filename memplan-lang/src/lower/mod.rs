@@ -28,6 +28,7 @@ use quote::quote;
 pub use context::Env;
 pub use model::{
     ArenaPlace, BufferRecord, BufferSpans, Declared, ElemInfo, Model, Pool, Pools, RegionRecord,
+    SourceFile,
 };
 
 use context::{Lowering, Seen};
@@ -68,6 +69,7 @@ pub fn lower(input: Input, env: &Env, diags: &mut Diagnostics) -> Model {
             pools: Pools::default(),
             buffers: Vec::new(),
             files: Vec::new(),
+            sources: Vec::new(),
         },
         region_by_name: HashMap::new(),
         buffer_by_name: HashMap::new(),

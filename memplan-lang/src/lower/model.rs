@@ -39,6 +39,34 @@ pub struct Model {
     pub buffers: Vec<BufferRecord>,
     /// Absolute paths of the plan files read, so that editing one rebuilds the crate.
     pub files: Vec<PathBuf>,
+    /// The plan files and models read, as written, with their sizes and hashes: the
+    /// plan's description names them (`memplan inspect` shows what a firmware was planned
+    /// from).
+    pub sources: Vec<SourceFile>,
+}
+
+/// A plan file or model an invocation read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    /// Its path as the invocation writes it.
+    pub name: String,
+    /// Its length in bytes.
+    pub bytes: u64,
+    /// Its SHA-256, in lower-case hex (what `sha256sum` prints).
+    pub sha256: String,
+}
+
+impl SourceFile {
+    /// The record of `contents`, named `name`.
+    pub fn of(name: &str, contents: &[u8]) -> SourceFile {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(contents);
+        SourceFile {
+            name: name.to_string(),
+            bytes: contents.len() as u64,
+            sha256: digest.iter().map(|b| format!("{b:02x}")).collect(),
+        }
+    }
 }
 
 /// One region.

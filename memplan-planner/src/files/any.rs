@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use super::error::FileError;
+use super::model::Primitive;
 use super::placed::{self, parse_placed};
 use super::plan_file::{FileBuffer, Format, PlanFile, line_column};
 use super::rows::{parse_executorch, parse_minimalloc};
@@ -60,24 +61,25 @@ pub fn parse_any(text: &str, file: &str) -> Result<PlanFile, FileError> {
             ..start
         });
     };
-    let row = |name: String, size, lifetime, line| FileBuffer {
-        name,
-        size,
-        lifetime,
-        region: None,
-        mem_id: None,
-        align: None,
-        offset: None,
-        line,
-        column: 1,
-    };
+    let row = FileBuffer::new;
     let buffers = match format {
         Format::Json => return parse_json(text, file),
+        // `detect` tells text formats only: a model is bytes ([`read_any`] reads it).
+        Format::Tflite | Format::Pte => {
+            return Err(FileError::at_line(
+                file,
+                Some(1),
+                "a model is not text: read it with read_any or read_model",
+            ));
+        }
         Format::Executorch => parse_executorch(text, file)?
             .into_iter()
             .map(|(line, r)| FileBuffer {
                 mem_id: Some(r.mem_id),
                 offset: Some(r.offset),
+                element: Primitive::of_torch(&r.dtype).filter(|p| r.size.is_multiple_of(p.size())),
+                dtype: (!r.dtype.is_empty()).then(|| r.dtype.clone()),
+                shape: shape_of(&r.shape),
                 ..row(r.name.clone(), r.size, r.lifetime(), line)
             })
             .collect(),
@@ -114,6 +116,15 @@ pub fn parse_any(text: &str, file: &str) -> Result<PlanFile, FileError> {
     })
 }
 
+/// An ExecuTorch row's `shape` (dims joined by `x`; empty for a 0-d tensor): `None` when
+/// it is not that.
+fn shape_of(text: &str) -> Option<Vec<u64>> {
+    if text.is_empty() {
+        return Some(Vec::new());
+    }
+    text.split('x').map(|d| d.trim().parse().ok()).collect()
+}
+
 #[cfg(feature = "json")]
 fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
     super::json::parse_json(text, file)
@@ -129,42 +140,71 @@ fn parse_json(_: &str, file: &str) -> Result<PlanFile, FileError> {
     })
 }
 
-/// Reads the plan file at `path` ([`parse_any`]), named in errors as `path` displays.
+/// Reads the plan file at `path` ([`parse_any`]), named in errors as `path` displays; a
+/// model (`.tflite`, `.pte`, told apart by content: [`detect_model`](super::detect_model))
+/// is read by its reader ([`read_model`]) and given as its planned tensors
+/// ([`ModelFile::plan_file`](super::ModelFile::plan_file)).
 ///
 /// # Errors
 ///
-/// As [`parse_any`], and a [`FileError`] when the file cannot be read or is a model file
-/// ([`detect_model`](super::detect_model): a `.tflite` or `.pte` file, which its own reader
-/// reads).
+/// As [`parse_any`] or the model's reader, and a [`FileError`] when the file cannot be
+/// read ([`read_bounded`](super::read_bounded)).
 pub fn read_any(path: &Path) -> Result<PlanFile, FileError> {
     let file = path.display().to_string();
     let bytes = super::read::read_bounded(path).map_err(|e| FileError::at_line(&file, None, e))?;
-    if let Some(model) = super::model::detect_model(&bytes) {
-        let reader = match model {
-            super::model::ModelFormat::Tflite => "files::tflite::read",
-            super::model::ModelFormat::Pte => "files::pte::read",
-        };
-        return Err(FileError::at_line(
-            &file,
-            None,
-            format!(
-                "a {} model, not a plan file: read it with {reader}",
-                model.name()
-            ),
-        ));
+    parse_bytes(&bytes, &file)
+}
+
+/// [`read_any`] of a file's `bytes`: a model by its reader, text by [`parse_any`]. `file`
+/// names it in errors.
+///
+/// # Errors
+///
+/// As [`read_any`].
+pub fn parse_bytes(bytes: &[u8], file: &str) -> Result<PlanFile, FileError> {
+    if super::model::detect_model(bytes).is_some() {
+        return Ok(model_of(bytes, file)?.plan_file());
     }
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let valid = e.utf8_error().valid_up_to();
-        let text = String::from_utf8_lossy(&e.as_bytes()[..valid]).into_owned();
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let valid = e.valid_up_to();
+        let text = String::from_utf8_lossy(&bytes[..valid]).into_owned();
         let (line, column) = line_column(&text, valid);
         FileError {
-            file: file.clone(),
+            file: file.to_string(),
             line: Some(line),
             column: Some(column),
-            message: "the file is not UTF-8 text here".to_string(),
+            message: "the file is not UTF-8 text here (nor a .tflite or .pte model)".to_string(),
         }
     })?;
-    parse_any(&text, &file)
+    parse_any(text, file)
+}
+
+/// Reads the model at `path` (a `.tflite` model or a `.pte` program, told apart by
+/// content; an ExecuTorch program's first execution plan) with its bytes, for tools that
+/// write a plan back into it or generate its schedule.
+///
+/// # Errors
+///
+/// The file cannot be read, is not a model (the message says what it is instead), or its
+/// reader's errors.
+pub fn read_model(path: &Path) -> Result<(Vec<u8>, super::ModelFile), FileError> {
+    let file = path.display().to_string();
+    let bytes = super::read::read_bounded(path).map_err(|e| FileError::at_line(&file, None, e))?;
+    let model = model_of(&bytes, &file)?;
+    Ok((bytes, model))
+}
+
+/// `bytes` (of `file`) read by its model reader.
+fn model_of(bytes: &[u8], file: &str) -> Result<super::ModelFile, FileError> {
+    match super::model::detect_model(bytes) {
+        Some(super::ModelFormat::Tflite) => super::tflite::read(bytes, file),
+        Some(super::ModelFormat::Pte) => super::pte::read(bytes, file, None),
+        None => Err(FileError::at_line(
+            file,
+            None,
+            "not a model: a .tflite file has the identifier `TFL3` at bytes 4..8, a .pte program `ET12`",
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -193,15 +233,20 @@ mod tests {
     }
 
     #[test]
-    fn a_model_file_is_not_read_as_a_plan_file() {
+    fn a_model_file_is_read_as_its_planned_tensors() {
         let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("../examples/data/tflite/hello_world_int8.tflite");
-        let e = read_any(&path).unwrap_err();
-        assert!(
-            e.message
-                .ends_with("a .tflite model, not a plan file: read it with files::tflite::read"),
-            "{e}"
-        );
+        let file = read_any(&path).unwrap();
+        let (_, model) = read_model(&path).unwrap();
+        assert_eq!(file.format, Format::Tflite);
+        assert_eq!(file, model.plan_file());
+        // hello_world_int8 plans four tensors (an input, two activations, the output: the
+        // count TensorFlow Lite Micro's own planner reports, see tests/tflite_models.rs).
+        assert_eq!(file.buffers.len(), 4);
+        let e =
+            read_model(&std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+                .unwrap_err();
+        assert!(e.message.starts_with("not a model"), "{e}");
     }
 
     #[test]

@@ -226,13 +226,12 @@ pub fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
         buffers.push(FileBuffer {
             name: b.name,
             size: b.size,
-            lifetime,
             region,
             mem_id: None,
             align: b.align,
             offset: b.offset,
-            line,
             column,
+            ..FileBuffer::new(String::new(), 0, lifetime, line)
         });
     }
     Ok(PlanFile {

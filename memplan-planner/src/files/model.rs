@@ -74,6 +74,25 @@ pub enum Primitive {
 }
 
 impl Primitive {
+    /// The primitive torch's dtype `name` stands for (`float32` -> `f32`, `int8` -> `i8`,
+    /// `int64` -> `i64`, ...), as ExecuTorch's plan export writes it; `None` for `bool`,
+    /// half floats and names it does not know.
+    pub fn of_torch(name: &str) -> Option<Primitive> {
+        Some(match name {
+            "float32" => Primitive::F32,
+            "float64" => Primitive::F64,
+            "int8" => Primitive::I8,
+            "uint8" => Primitive::U8,
+            "int16" => Primitive::I16,
+            "uint16" => Primitive::U16,
+            "int32" => Primitive::I32,
+            "uint32" => Primitive::U32,
+            "int64" => Primitive::I64,
+            "uint64" => Primitive::U64,
+            _ => return None,
+        })
+    }
+
     /// The type's name in Rust: `i8`, `f32`, ...
     pub fn rust_name(self) -> &'static str {
         match self {

@@ -2,6 +2,7 @@
 //! [`Problem`].
 
 use super::error::FileError;
+use super::model::Primitive;
 use crate::problem::{Buffer, DEFAULT_REGION_ALIGN, Lifetime, Placement, Problem, Region};
 
 /// The kinds of plan file `parse_any` reads.
@@ -15,6 +16,12 @@ pub enum Format {
     Placed,
     /// memplan's JSON plan file (module `json`, feature `json`).
     Json,
+    /// A TensorFlow Lite model: its planned tensors as TensorFlow Lite Micro plans them
+    /// ([`super::tflite`]); its offsets, the `OfflineMemoryAllocation` plan if it has one.
+    Tflite,
+    /// An ExecuTorch program: the planned tensors of its first execution plan
+    /// ([`super::pte`]); its offsets, ExecuTorch's own.
+    Pte,
 }
 
 impl Format {
@@ -26,6 +33,8 @@ impl Format {
             Format::Minimalloc => "MiniMalloc CSV",
             Format::Placed => "placed CSV",
             Format::Json => "JSON",
+            Format::Tflite => ".tflite model",
+            Format::Pte => ".pte program",
         }
     }
 
@@ -36,6 +45,8 @@ impl Format {
         match self {
             Format::Minimalloc => 1,
             Format::Executorch | Format::Placed | Format::Json => DEFAULT_REGION_ALIGN,
+            // TFLite Micro's `MicroArenaBufferAlignment()`, ExecuTorch's planning's default.
+            Format::Tflite | Format::Pte => 16,
         }
     }
 }
@@ -69,10 +80,50 @@ pub struct FileBuffer {
     /// The offset the file gives, in bytes: ExecuTorch's and placed plans' offsets, and
     /// JSON's `offset`.
     pub offset: Option<u64>,
-    /// The 1-based line it is on (a CSV row) or starts on (a JSON object).
+    /// The 1-based line it is on (a CSV row) or starts on (a JSON object); 0 for a model's
+    /// tensor (see `origin`).
     pub line: u64,
     /// The 1-based column it starts at (1 for a CSV row).
     pub column: u64,
+    /// Its element type, where the file names one that is a Rust primitive (a row's
+    /// `dtype`, a tensor's type); `None`: bytes.
+    pub element: Option<Primitive>,
+    /// The file's own name of its element type (`float32`, `INT8`), where it gives one.
+    pub dtype: Option<String>,
+    /// Its dims, outermost first, where the file gives them.
+    pub shape: Option<Vec<u64>>,
+    /// Where it is in the file, for messages, when that is not a line: a model's
+    /// `tensor 12 (`conv1`)`.
+    pub origin: Option<String>,
+}
+
+impl FileBuffer {
+    /// A buffer of `size` bytes live over `lifetime`, on `line`, with nothing else known.
+    pub fn new(name: String, size: u64, lifetime: Lifetime, line: u64) -> FileBuffer {
+        FileBuffer {
+            name,
+            size,
+            lifetime,
+            region: None,
+            mem_id: None,
+            align: None,
+            offset: None,
+            line,
+            column: 1,
+            element: None,
+            dtype: None,
+            shape: None,
+            origin: None,
+        }
+    }
+
+    /// Where it is, for messages: `FILE:LINE` or `FILE: tensor 12 (`conv1`)`.
+    pub fn place(&self, file: &str) -> String {
+        match &self.origin {
+            Some(o) => format!("{file}: {o}"),
+            None => format!("{file}:{}", self.line),
+        }
+    }
 }
 
 /// A plan file of any [`Format`], read.

@@ -68,8 +68,7 @@ pub use write::{PlannedOffset, write_plan};
 use super::error::FileError;
 use super::flatbuffer::{self, MAX_RANK, error};
 use super::model::{
-    AliasGroup, ModelFile, ModelFormat, Operator, Options, PlannedTensor, Subgraph, TensorId,
-    TensorInfo, Value,
+    ModelFile, ModelFormat, Operator, Options, PlannedTensor, Subgraph, TensorId, TensorInfo, Value,
 };
 use crate::problem::Lifetime;
 use lifetimes::Instr;
@@ -291,23 +290,7 @@ impl<'a> Reader<'a> {
             });
             tensors.push(t);
         }
-        let mut alias_groups = Vec::new();
-        for members in aliases::groups(&placed) {
-            let g = alias_groups.len();
-            let mut size = 0;
-            let mut lifetime = tensors[members[0]].lifetime;
-            for &m in &members {
-                let t: &mut PlannedTensor = &mut tensors[m];
-                t.alias_group = Some(g);
-                size = size.max(t.size);
-                lifetime = lifetime.hull(&t.lifetime);
-            }
-            alias_groups.push(AliasGroup {
-                members,
-                size,
-                lifetime,
-            });
-        }
+        let alias_groups = aliases::alias_groups(&mut tensors, &placed);
 
         let name = self.plan.name().unwrap_or("").to_string();
         Ok(ModelFile {

@@ -48,6 +48,7 @@
 mod offline;
 mod options;
 mod scopes;
+mod shared;
 mod types;
 #[cfg(feature = "write")]
 mod write;
@@ -197,6 +198,23 @@ impl<'a> Reader<'a> {
             });
         }
 
+        // The operands of a custom operator that the offline plan shares on purpose.
+        let mut custom = Vec::with_capacity(operators.len());
+        for op in &operators {
+            let Some(fb_op) = subgraphs[op.subgraph as usize].operators().and_then(|ops| {
+                ((op.index as usize) < ops.len()).then(|| ops.get(op.index as usize))
+            }) else {
+                custom.push(false);
+                continue;
+            };
+            custom.push(self.code(op.subgraph, op.index, &fb_op)?.0 == BuiltinOperator::CUSTOM);
+        }
+        let infos = &tensors;
+        let alias_groups = shared::groups(&mut planned, &operators, &custom, |g, t| {
+            let t = usize::try_from(t).ok()?;
+            infos.get(g as usize)?.infos.get(t)?.planned
+        });
+
         let description = match self.model.description() {
             Some(d) if !d.is_empty() => format!("TFLite schema {version}: {d}"),
             _ => format!("TFLite schema {version}"),
@@ -207,7 +225,7 @@ impl<'a> Reader<'a> {
             description,
             align: ALIGN,
             tensors: planned,
-            alias_groups: Vec::new(),
+            alias_groups,
             buffer_sizes: Vec::new(),
             subgraphs: subgraphs
                 .iter()

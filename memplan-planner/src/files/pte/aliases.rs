@@ -1,5 +1,5 @@
 //! Planned tensors ExecuTorch deliberately puts on the same bytes, which memplan must keep
-//! together.
+//! together (a `.tflite` offline plan's are in `tflite/shared.rs`).
 //!
 //! What the real files show: ExecuTorch's emitter elides a static view
 //! (`memory.view`, `_emit_view` in `exir/emit/_emitter.py`): the view becomes a tensor value
@@ -19,6 +19,7 @@
 //! Grouping is a union-find over the tensors sorted by (memory id, offset, first step):
 //! `O(n log n)`.
 
+use crate::files::model::{AliasGroup, PlannedTensor};
 use crate::problem::{Lifetime, Step};
 
 /// A planned tensor as the rules see it.
@@ -50,9 +51,33 @@ fn union(parent: &mut [usize], a: usize, b: usize) {
     }
 }
 
+/// The groups of `tensors` (the planned tensors of one file, in order), each placed as
+/// `placed` says, that share bytes ([`groups`]): their [`AliasGroup`]s, each member's
+/// `alias_group` set.
+pub(super) fn alias_groups(tensors: &mut [PlannedTensor], placed: &[Placed]) -> Vec<AliasGroup> {
+    let mut out = Vec::new();
+    for members in groups(placed) {
+        let g = out.len();
+        let mut size = 0;
+        let mut lifetime = tensors[members[0]].lifetime;
+        for &m in &members {
+            let t = &mut tensors[m];
+            t.alias_group = Some(g);
+            size = size.max(t.size);
+            lifetime = lifetime.hull(&t.lifetime);
+        }
+        out.push(AliasGroup {
+            members,
+            size,
+            lifetime,
+        });
+    }
+    out
+}
+
 /// The groups of tensors on the same bytes (each at least two, members in index order,
 /// groups in the order of their first member).
-pub(super) fn groups(tensors: &[Placed]) -> Vec<Vec<usize>> {
+fn groups(tensors: &[Placed]) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..tensors.len()).collect();
     order.sort_by_key(|&i| {
         (

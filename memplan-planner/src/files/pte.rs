@@ -287,6 +287,7 @@ impl<'a> Reader<'a> {
                 offset: t.file_offset.unwrap_or(0),
                 lifetime: t.lifetime,
                 written: uses.written[v],
+                size: t.size,
             });
             tensors.push(t);
         }

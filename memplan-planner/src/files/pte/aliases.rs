@@ -32,6 +32,8 @@ pub(super) struct Placed {
     pub lifetime: Lifetime,
     /// The first step that writes it, if any.
     pub written: Option<Step>,
+    /// Its size: a tensor of no bytes shares none, so it joins no group.
+    pub size: u64,
 }
 
 fn find(parent: &mut [usize], mut i: usize) -> usize {
@@ -78,7 +80,9 @@ pub(super) fn alias_groups(tensors: &mut [PlannedTensor], placed: &[Placed]) -> 
 /// The groups of tensors on the same bytes (each at least two, members in index order,
 /// groups in the order of their first member).
 fn groups(tensors: &[Placed]) -> Vec<Vec<usize>> {
-    let mut order: Vec<usize> = (0..tensors.len()).collect();
+    let mut order: Vec<usize> = (0..tensors.len())
+        .filter(|&i| tensors[i].size > 0)
+        .collect();
     order.sort_by_key(|&i| {
         (
             tensors[i].memory_id,
@@ -140,7 +144,20 @@ mod tests {
             offset,
             lifetime: Lifetime { first, last },
             written: written.then_some(first),
+            size: 16,
         }
+    }
+
+    #[test]
+    fn a_tensor_of_no_bytes_joins_no_group() {
+        // kws_dscnn's batch norm writes a 0-byte second output at its first output's offset,
+        // both live at that instruction: nothing is shared.
+        let mut empty = t(32, 1, 1, true);
+        empty.size = 0;
+        assert_eq!(
+            groups(&[t(32, 1, 2, true), empty]),
+            Vec::<Vec<usize>>::new()
+        );
     }
 
     #[test]

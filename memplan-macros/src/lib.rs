@@ -74,12 +74,16 @@ use proc_macro::TokenStream;
 ///     overlap in time and bytes), never trusted.
 ///   - `in place of OTHER`: takes OTHER's offset (and its size, when none is given); legal
 ///     only if no larger and OTHER's last step is at most this buffer's first.
-/// - `buffers [in REGION] from "FILE";` every row of an ExecuTorch plan file
-///   (`name,mem_id,offset,size,first,last,dtype,shape`, inclusive lifetimes). The path is
+/// - `buffers [in REGION] from "FILE";` every row of a plan file (ExecuTorch's export
+///   `name,mem_id,offset,size,first,last,dtype,shape` with inclusive lifetimes, MiniMalloc's
+///   benchmark CSV, a placed CSV) or every planned tensor of a model (a `.tflite` model as
+///   TensorFlow Lite Micro plans it, a `.pte` program as ExecuTorch does; told apart by
+///   content), typed by its element type where the file gives a primitive one. The path is
 ///   relative to the source file of the invocation, as `include_str!`; editing the file
 ///   rebuilds the crate. `from out_dir "FILE"` reads it from the crate's `OUT_DIR` (a build
-///   script's output). The file's `mem_id` and `offset` columns are ignored: `in REGION`
-///   decides the region and memplan plans the offsets.
+///   script's output). The file's own offsets and memory ids are ignored: `in REGION`
+///   decides the region and memplan plans the offsets. The plan's `REPORT` names each file
+///   read, with its size and SHA-256.
 /// - `crate = PATH;` the path of the runtime crate, for users who re-export it (default
 ///   `::memplan_runtime`); give an absolute path (`::hal::memplan` or `crate::memplan`).
 ///

@@ -132,6 +132,7 @@ mod arena;
 mod error;
 mod hierarchical;
 mod manager;
+pub mod ops;
 mod plan;
 pub mod steps;
 mod take_once;

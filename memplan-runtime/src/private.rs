@@ -99,6 +99,32 @@ pub fn take_zeroed<P: Plan>(
     Some(manager)
 }
 
+/// `count` elements of type `T` at byte `start` of a model's bytes (its constant data), for
+/// a generated schedule: the macro checked at compile time that they lie inside the model
+/// and that `start` is aligned for `T` (the model's static is 16-aligned).
+///
+/// # Panics
+///
+/// If they do not (never for a range the macro emits).
+pub fn constant<T: bytemuck::Pod>(
+    bytes: &'static [u8],
+    start: usize,
+    count: usize,
+) -> &'static [T] {
+    let end = count
+        .checked_mul(core::mem::size_of::<T>())
+        .and_then(|n| start.checked_add(n));
+    match end.and_then(|end| bytes.get(start..end)) {
+        Some(b) => bytemuck::cast_slice(b),
+        None => panic!("memplan: a model constant outside the model's bytes"),
+    }
+}
+
+/// A model's bytes in a `static`, aligned to 16 (TensorFlow Lite aligns every buffer's data
+/// to 16 from the start of the file), for a generated schedule's constants.
+#[repr(C, align(16))]
+pub struct ModelBytes<const N: usize>(pub [u8; N]);
+
 /// The address of a symbol that only memplan's generated linker fragment defines.
 ///
 /// Generated code keeps one in a `#[used]` static per arena placed in a memory (on

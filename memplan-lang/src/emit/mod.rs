@@ -15,6 +15,7 @@
 mod checks;
 mod report;
 mod resolve;
+mod schedule;
 mod storage;
 mod tables;
 mod types;
@@ -27,6 +28,7 @@ use quote::quote;
 use crate::lower::Model;
 
 pub use report::report;
+pub use views::{MAX_FIELDS, MAX_STEPS};
 
 /// `::core::primitive::NAME`. Generated code names every type and trait it uses by its full
 /// path: the generated module glob-imports its parent (for the user's element types), so a
@@ -86,6 +88,7 @@ pub fn emit(
     let buffer_rows = tables::buffer_rows(model, &resolved, p);
     let storage = storage::storage(model, &resolved, plan, p);
     let views = views::views(model, &resolved, p);
+    let schedule = schedule::schedule(model, &resolved, p);
     let report = &resolved.report;
     let (u8_, usize_, str_) = (prim("u8"), prim("usize"), prim("str"));
     let derives = derives();
@@ -137,6 +140,7 @@ pub fn emit(
             #(#files)*
             #storage
             #views
+            #schedule
         }
     }
 }

@@ -151,7 +151,7 @@ fn fields(model: &Model, set: &[usize]) -> Vec<Field> {
 }
 
 /// `([T; N])` of buffer `i`, as its view borrows it.
-fn array(model: &Model, i: usize) -> (TokenStream, usize) {
+pub(super) fn array(model: &Model, i: usize) -> (TokenStream, usize) {
     let r = &model.buffers[i];
     let bytes = r.buffer.size;
     let n = match &r.elem {
@@ -325,7 +325,7 @@ fn live_steps(model: &Model, i: usize) -> String {
 
 /// The field of buffer `i`: a declared buffer's own name (an identifier), a plan-file row's
 /// name mangled to one.
-fn field_ident(model: &Model, i: usize) -> Ident {
+pub(super) fn field_ident(model: &Model, i: usize) -> Ident {
     let r = &model.buffers[i];
     if r.origin.is_none() {
         names::field_ident(&r.buffer.name, Span::call_site())

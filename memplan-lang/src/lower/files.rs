@@ -6,17 +6,19 @@
 use std::path::PathBuf;
 
 use memplan_planner::Buffer;
-use memplan_planner::files::{FileBuffer, Primitive, parse_bytes};
+use memplan_planner::files::{FileBuffer, ModelFormat, Primitive, detect_model, parse_bytes};
 use proc_macro2::Span;
 use syn::{Ident, LitStr};
 
 use super::context::Lowering;
-use super::model::{BufferRecord, BufferSpans, Declared, ElemInfo, SourceFile};
+use super::model::{BufferRecord, BufferSpans, Declared, ElemInfo, ModelSchedule, SourceFile};
 use super::values::placement_of;
 use crate::names;
 use crate::parse::FileDecl;
 
-pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl) {
+/// Declares the buffers of `f`; with `schedule` (a `model` statement), also the model's
+/// schedule, which must be a `.tflite` model's.
+pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl, schedule: bool) {
     let placement = placement_of(cx, f.region.as_ref());
     let Some(path) = resolve(cx, &f.path, f.out_dir) else {
         return;
@@ -32,8 +34,38 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl) {
             return;
         }
     };
-    cx.model.files.push(path);
+    cx.model.files.push(path.clone());
     cx.model.sources.push(SourceFile::of(&shown, &bytes));
+    if schedule {
+        let model = if detect_model(&bytes) == Some(ModelFormat::Tflite) {
+            memplan_planner::files::tflite::read(&bytes, &shown).map_err(|e| format!("model {e}"))
+        } else {
+            Err(format!(
+                "model `{shown}`: a `model` statement runs a .tflite model's schedule; for a .pte program or a plan file, plan its buffers with `buffers from`"
+            ))
+        };
+        match model {
+            Ok(model) if cx.model.schedule.is_none() => {
+                cx.model.schedule = Some(ModelSchedule {
+                    path: path.clone(),
+                    shown: shown.clone(),
+                    span: f.path.span(),
+                    model,
+                    first_buffer: cx.model.buffers.len(),
+                });
+            }
+            Ok(_) => {
+                cx.diags.at(
+                    f.path.span(),
+                    "a second `model` statement: a plan runs one model's schedule (plan the other's tensors with `buffers from`)",
+                );
+            }
+            Err(e) => {
+                cx.diags.at(f.path.span(), e);
+                return;
+            }
+        }
+    }
     let file = match parse_bytes(&bytes, &shown) {
         Ok(file) => file,
         Err(e) => {

@@ -17,6 +17,7 @@ mod files;
 mod model;
 mod passes;
 mod regions;
+pub mod schedule;
 mod settings;
 mod values;
 
@@ -70,6 +71,8 @@ pub fn lower(input: Input, env: &Env, diags: &mut Diagnostics) -> Model {
             buffers: Vec::new(),
             files: Vec::new(),
             sources: Vec::new(),
+            schedule: None,
+            schedule_ir: None,
         },
         region_by_name: HashMap::new(),
         buffer_by_name: HashMap::new(),
@@ -90,7 +93,8 @@ pub fn lower(input: Input, env: &Env, diags: &mut Diagnostics) -> Model {
             Stmt::Strategy(s) => settings::strategy(&mut cx, s),
             Stmt::Pool(p) => settings::pool(&mut cx, p),
             Stmt::Buffer(b) => buffers::declare(&mut cx, b),
-            Stmt::Buffers(f) => files::declare(&mut cx, f),
+            Stmt::Buffers(f) => files::declare(&mut cx, f, false),
+            Stmt::Model(f) => files::declare(&mut cx, f, true),
         }
     }
     passes::pad(&mut cx);
@@ -99,6 +103,7 @@ pub fn lower(input: Input, env: &Env, diags: &mut Diagnostics) -> Model {
     passes::check_element_names(&mut cx);
     passes::inherit_sizes(&mut cx.model);
     passes::require_a_region(&mut cx);
+    schedule::lower(&mut cx);
     if let Some(s) = env.strategy {
         cx.model.strategy = s;
     }

@@ -43,6 +43,26 @@ pub struct Model {
     /// plan's description names them (`memplan inspect` shows what a firmware was planned
     /// from).
     pub sources: Vec<SourceFile>,
+    /// The `model` statement's model, whose schedule the expansion runs ([`crate::emit`]).
+    pub schedule: Option<ModelSchedule>,
+    /// That schedule, lowered (`None` when it has errors, which are reported).
+    pub schedule_ir: Option<super::schedule::Schedule>,
+}
+
+/// What a `model` statement gives the schedule: the model, its file, and where its
+/// planned tensors are among the buffers.
+pub struct ModelSchedule {
+    /// The file, absolute (the expansion includes its bytes: the constants).
+    pub path: PathBuf,
+    /// The file as the statement writes it, for messages.
+    pub shown: String,
+    /// Where the statement's path is, for errors about the schedule.
+    pub span: Span,
+    /// The model as its reader gives it.
+    pub model: memplan_planner::files::ModelFile,
+    /// The index in [`Model::buffers`] of the buffer of the model's first planned buffer
+    /// (its buffers follow in the order of [`memplan_planner::files::ModelFile::plan_file`]).
+    pub first_buffer: usize,
 }
 
 /// A plan file or model an invocation read.

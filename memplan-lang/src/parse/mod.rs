@@ -49,6 +49,10 @@ pub enum Stmt {
     Buffer(BufferDecl),
     /// `buffers [in REGION] from "FILE";`
     Buffers(FileDecl),
+    /// `model [in REGION] from "FILE";`: a `.tflite` model's planned tensors, as `buffers`,
+    /// and its schedule (the operators, run by a generated `run` over kernels the user
+    /// implements).
+    Model(FileDecl),
     /// A `region NAME` or `buffer NAME` statement that did not parse (the error is
     /// reported): its name is still declared, so that other statements naming it, and the
     /// user's code using its type, raise no further errors.
@@ -452,6 +456,7 @@ pub(crate) mod kw {
     syn::custom_keyword!(kind);
     syn::custom_keyword!(memory);
     syn::custom_keyword!(uninit);
+    syn::custom_keyword!(model);
 }
 
 impl Parse for Stmt {
@@ -468,6 +473,9 @@ impl Parse for Stmt {
         } else if la.peek(kw::buffers) {
             input.parse::<kw::buffers>()?;
             Stmt::Buffers(file::parse(input)?)
+        } else if la.peek(kw::model) {
+            input.parse::<kw::model>()?;
+            Stmt::Model(file::parse(input)?)
         } else if la.peek(kw::buffer) {
             input.parse::<kw::buffer>()?;
             Stmt::Buffer(buffer::parse(input, attrs.clone())?)
@@ -492,7 +500,7 @@ impl Parse for Stmt {
                     which.span(),
                     format!(
                         "unknown statement `{which}`: expected `region`, `buffer`, `buffers`, \
-                         `constant`, `runtime`, `temp`, `strategy` or `crate`"
+                         `model`, `constant`, `runtime`, `temp`, `strategy` or `crate`"
                     ),
                 ));
             }

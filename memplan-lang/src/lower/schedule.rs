@@ -1,0 +1,397 @@
+//! A `model` statement's schedule, lowered: each operator of the model in order, with its
+//! kind (one of [`KINDS`]), options and tensors, each tensor a planned buffer (a field of
+//! the step's view) or constant data in the model's bytes. Everything the generated `run`
+//! could get wrong is refused here, spanned on the statement's path: an operator kind
+//! memplan has no kernel trait for, control flow, operators of one kind with different
+//! element types, a tensor neither planned nor constant, constant data not aligned for its
+//! type, a plan too long for step views.
+
+use memplan_planner::files::{ModelFile, Options, Primitive, Quantization, TensorInfo, Value};
+
+use super::context::Lowering;
+
+/// An operator kind the schedule runs: the TFLite operator, the kernel trait the plan's
+/// module declares for it and its method, the options type in the runtime's `ops`, and
+/// the roles of its inputs (the name of the method's parameter, and whether the model may
+/// leave it out: TFLite's -1).
+pub struct Kind {
+    /// TFLite's name of the operator (`BuiltinOperator`).
+    pub op: &'static str,
+    /// The kernel trait's name.
+    pub trait_name: &'static str,
+    /// The trait's method.
+    pub method: &'static str,
+    /// The options type in `memplan_runtime::ops`.
+    pub options: &'static str,
+    /// The inputs the kernel gets, in the operator's order: `(name, optional)`. Inputs past
+    /// them (`RESHAPE`'s shape tensor) are not passed.
+    pub inputs: &'static [(&'static str, bool)],
+}
+
+/// The operator kinds a schedule runs.
+pub const KINDS: &[Kind] = &[
+    Kind {
+        op: "CONV_2D",
+        trait_name: "Conv2d",
+        method: "conv_2d",
+        options: "Conv2d",
+        inputs: &[("input", false), ("filter", false), ("bias", true)],
+    },
+    Kind {
+        op: "DEPTHWISE_CONV_2D",
+        trait_name: "DepthwiseConv2d",
+        method: "depthwise_conv_2d",
+        options: "DepthwiseConv2d",
+        inputs: &[("input", false), ("filter", false), ("bias", true)],
+    },
+    Kind {
+        op: "AVERAGE_POOL_2D",
+        trait_name: "AveragePool2d",
+        method: "average_pool_2d",
+        options: "Pool2d",
+        inputs: &[("input", false)],
+    },
+    Kind {
+        op: "MAX_POOL_2D",
+        trait_name: "MaxPool2d",
+        method: "max_pool_2d",
+        options: "Pool2d",
+        inputs: &[("input", false)],
+    },
+    Kind {
+        op: "RESHAPE",
+        trait_name: "Reshape",
+        method: "reshape",
+        options: "Reshape",
+        inputs: &[("input", false)],
+    },
+    Kind {
+        op: "SOFTMAX",
+        trait_name: "Softmax",
+        method: "softmax",
+        options: "Softmax",
+        inputs: &[("input", false)],
+    },
+    Kind {
+        op: "FULLY_CONNECTED",
+        trait_name: "FullyConnected",
+        method: "fully_connected",
+        options: "FullyConnected",
+        inputs: &[("input", false), ("weights", false), ("bias", true)],
+    },
+    Kind {
+        op: "ADD",
+        trait_name: "Add",
+        method: "add",
+        options: "Add",
+        inputs: &[("a", false), ("b", false)],
+    },
+];
+
+/// Where a tensor's elements are.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// A planned buffer: its index in [`super::Model::buffers`] (its field in the step's
+    /// view).
+    Buffer(usize),
+    /// Constant data: `count` elements from byte `start` of the model.
+    Constant {
+        /// The first byte, from the start of the file.
+        start: u64,
+        /// The elements.
+        count: u64,
+    },
+}
+
+/// A tensor an operator reads or writes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorRef {
+    /// Its index in the subgraph.
+    pub index: usize,
+    /// Its name in the model.
+    pub name: String,
+    /// Where its elements are.
+    pub source: Source,
+    /// Its element type (`None`: bytes).
+    pub elem: Option<Primitive>,
+    /// Its dims.
+    pub shape: Vec<u64>,
+    /// Its quantization.
+    pub quantization: Option<Quantization>,
+}
+
+/// One operator of the schedule.
+#[derive(Clone, Debug)]
+pub struct Op {
+    /// Its index among the model's operators.
+    pub index: usize,
+    /// The step it runs at.
+    pub step: u32,
+    /// Its kind, an index in [`KINDS`].
+    pub kind: usize,
+    /// Its options, as the reader gives them.
+    pub options: Options,
+    /// Its inputs, one per role of its kind (`None`: left out, for an optional role).
+    pub inputs: Vec<Option<TensorRef>>,
+    /// Its output.
+    pub output: TensorRef,
+}
+
+/// A model's schedule, lowered.
+#[derive(Clone, Debug)]
+pub struct Schedule {
+    /// The model's file, absolute (the expansion includes its bytes).
+    pub path: std::path::PathBuf,
+    /// The file as written, for docs.
+    pub shown: String,
+    /// Its length in bytes.
+    pub bytes: u64,
+    /// The operators, in order.
+    pub ops: Vec<Op>,
+    /// The model's inputs (planned buffers), filled before its first operator.
+    pub inputs: Vec<TensorRef>,
+    /// Its outputs, read after its last operator.
+    pub outputs: Vec<TensorRef>,
+    /// The last step.
+    pub last_step: u32,
+}
+
+/// The element types of an operator's roles, then its output's: the operators of one kind
+/// must agree, as one trait method takes them.
+fn signature(op: &Op) -> (Vec<Option<Option<Primitive>>>, Option<Primitive>) {
+    (
+        op.inputs
+            .iter()
+            .map(|t| t.as_ref().map(|t| t.elem))
+            .collect(),
+        op.output.elem,
+    )
+}
+
+/// Lowers the `model` statement's schedule, if any, into `cx.model.schedule_ir`; reports
+/// (on the statement's path) what it cannot run.
+pub(super) fn lower(cx: &mut Lowering<'_>) {
+    let Some(s) = &cx.model.schedule else {
+        return;
+    };
+    let span = s.span;
+    let model = &s.model;
+    let first_buffer = s.first_buffer;
+    if u64::from(model.last_step) >= crate::emit::MAX_STEPS {
+        let shown = s.shown.clone();
+        cx.diags.at(
+            span,
+            format!(
+                "model `{shown}`: {} steps, more than the {} a plan's step views (which the schedule runs) are generated for",
+                u64::from(model.last_step) + 1,
+                crate::emit::MAX_STEPS
+            ),
+        );
+        return;
+    }
+    let result = build(model, first_buffer).map(|(ops, inputs, outputs)| Schedule {
+        path: s.path.clone(),
+        shown: s.shown.clone(),
+        bytes: 0,
+        ops,
+        inputs,
+        outputs,
+        last_step: model.last_step,
+    });
+    match result {
+        Ok(mut schedule) => {
+            let uninit = schedule
+                .ops
+                .iter()
+                .flat_map(|op| op.inputs.iter().flatten().chain([&op.output]))
+                .filter_map(|t| match t.source {
+                    Source::Buffer(b) => Some(b),
+                    Source::Constant { .. } => None,
+                })
+                .find_map(|b| match cx.model.buffers[b].buffer.placement {
+                    memplan_planner::Placement::In(r) => {
+                        cx.model.regions.get(r).filter(|reg| reg.uninit)
+                    }
+                    memplan_planner::Placement::Anywhere => None,
+                })
+                .map(|r| r.region.name.clone());
+            if let Some(r) = uninit {
+                cx.diags.at(
+                    span,
+                    format!(
+                        "model `{}`: its tensors are in region `{r}`, which says `uninit`; a schedule passes them to kernels as their element type, so their region must be zeroed (drop `uninit`)",
+                        s.shown
+                    ),
+                );
+                return;
+            }
+            schedule.bytes = std::fs::metadata(&schedule.path).map_or(0, |m| m.len());
+            // Operators of one kind share one method: one signature.
+            let mut seen: Vec<Option<&Op>> = vec![None; KINDS.len()];
+            let mut errors = Vec::new();
+            for op in &schedule.ops {
+                match seen[op.kind] {
+                    None => seen[op.kind] = Some(op),
+                    Some(first) if signature(first) != signature(op) => errors.push(format!(
+                        "model `{}`: operators {} and {} are both {} with different element types; a schedule's kernel trait takes one",
+                        schedule.shown, first.index, op.index, KINDS[op.kind].op
+                    )),
+                    Some(_) => {}
+                }
+            }
+            for e in errors {
+                cx.diags.at(span, e);
+            }
+            cx.model.schedule_ir = Some(schedule);
+        }
+        Err(e) => {
+            let shown = s.shown.clone();
+            cx.diags.at(span, format!("model `{shown}`: {e}"));
+        }
+    }
+}
+
+type Built = (Vec<Op>, Vec<TensorRef>, Vec<TensorRef>);
+
+fn build(model: &ModelFile, first_buffer: usize) -> Result<Built, String> {
+    if model.subgraphs.len() != 1 {
+        return Err(format!(
+            "{} subgraphs: a schedule runs a model of one subgraph (no control flow)",
+            model.subgraphs.len()
+        ));
+    }
+    let sg = &model.subgraphs[0];
+    // The buffer of each planned tensor: its index in `plan_file()`'s buffers.
+    let mut buffer_of = vec![None; model.tensors.len()];
+    for (b, members) in model.buffer_tensors().iter().enumerate() {
+        for &m in members {
+            buffer_of[m] = Some(first_buffer + b);
+        }
+    }
+    let tensor = |index: i32, op: &str| -> Result<TensorRef, String> {
+        let info: &TensorInfo = usize::try_from(index)
+            .ok()
+            .and_then(|i| sg.values.get(i))
+            .and_then(|v| match v {
+                Value::Tensor(t) => Some(t),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                format!("{op} names tensor {index}, which the subgraph does not have")
+            })?;
+        let i = index as usize;
+        let elem = info.element.primitive;
+        let source = match (
+            info.planned
+                .and_then(|k| buffer_of.get(k).copied().flatten()),
+            &info.data,
+        ) {
+            (Some(b), _) => Source::Buffer(b),
+            (None, Some(range)) => {
+                let size = elem.map_or(info.element.size.max(1), |p| p.size());
+                if range.start % size != 0 {
+                    return Err(format!(
+                        "{op}: the data of tensor {i} (`{}`) starts at byte {} of the file, not aligned for its {} elements",
+                        info.name, range.start, info.element.name
+                    ));
+                }
+                Source::Constant {
+                    start: range.start,
+                    count: (range.end - range.start) / size,
+                }
+            }
+            (None, None) => {
+                return Err(format!(
+                    "{op}: tensor {i} (`{}`) is neither planned nor constant data (a variable or zero-size tensor): a schedule cannot pass it to a kernel",
+                    info.name
+                ));
+            }
+        };
+        if elem.is_none() && info.element.size != 1 {
+            return Err(format!(
+                "{op}: tensor {i} (`{}`) has elements of type {}, which has no Rust primitive",
+                info.name, info.element.name
+            ));
+        }
+        Ok(TensorRef {
+            index: i,
+            name: info.name.clone(),
+            source,
+            elem,
+            shape: info.shape.clone(),
+            quantization: info.quantization.clone(),
+        })
+    };
+    let mut ops = Vec::with_capacity(model.operators.len());
+    for (index, op) in model.operators.iter().enumerate() {
+        let what = format!("operator {index} (`{}`)", op.name);
+        let Some(kind) = KINDS.iter().position(|k| k.op == op.name) else {
+            return Err(format!(
+                "{what}: memplan runs no schedule with it; the operators it runs are {} (plan the model's tensors with `buffers from` and write the steps)",
+                KINDS.iter().map(|k| k.op).collect::<Vec<_>>().join(", ")
+            ));
+        };
+        let fits = matches!(
+            (KINDS[kind].options, &op.options),
+            ("Conv2d", Options::Conv2D { .. })
+                | ("DepthwiseConv2d", Options::DepthwiseConv2D { .. })
+                | ("Pool2d", Options::Pool2D { .. })
+                | ("Reshape", Options::Reshape { .. } | Options::None)
+                | ("Softmax", Options::Softmax { .. })
+                | ("FullyConnected", Options::FullyConnected { .. })
+                | ("Add", Options::Add { .. })
+        );
+        if !fits {
+            return Err(format!(
+                "{what}: its options ({:?}) are not those of {}",
+                op.options, KINDS[kind].op
+            ));
+        }
+        let mut inputs = Vec::new();
+        for (pos, &(role, optional)) in KINDS[kind].inputs.iter().enumerate() {
+            match op.inputs.get(pos) {
+                Some(&t) if t >= 0 => inputs.push(Some(tensor(t, &what)?)),
+                _ if optional => inputs.push(None),
+                _ => return Err(format!("{what}: its `{role}` input is missing")),
+            }
+        }
+        let [out] = op.outputs[..] else {
+            return Err(format!(
+                "{what}: {} outputs; a kernel writes one",
+                op.outputs.len()
+            ));
+        };
+        let output = tensor(out, &what)?;
+        if !matches!(output.source, Source::Buffer(_)) {
+            return Err(format!("{what}: its output is not a planned tensor"));
+        }
+        if inputs.iter().flatten().any(|t| t.index == output.index) {
+            return Err(format!("{what}: it reads and writes the same tensor"));
+        }
+        ops.push(Op {
+            index,
+            step: op.step,
+            kind,
+            options: op.options.clone(),
+            inputs,
+            output,
+        });
+    }
+    let planned = |list: &[i32], what: &str| -> Result<Vec<TensorRef>, String> {
+        list.iter()
+            .map(|&t| tensor(t, what))
+            .filter(|t| {
+                !matches!(
+                    t,
+                    Ok(TensorRef {
+                        source: Source::Constant { .. },
+                        ..
+                    })
+                )
+            })
+            .collect()
+    };
+    let inputs = planned(&sg.inputs, "the model's inputs")?;
+    let outputs = planned(&sg.outputs, "the model's outputs")?;
+    Ok((ops, inputs, outputs))
+}

@@ -108,7 +108,7 @@ use proc_macro::TokenStream;
 /// id, offset, size, first and last step); `REPORT`; `STRATEGY`; one static arena per
 /// region sized to the plan, and one per pool; `take()`, which hands out the plan's
 /// `MemoryManager` (built in a const context) once: `Some` on the first call, `None`
-/// after; and the step views: for each step `T`, `manager.step::<T>()` opens a view with a
+/// after; and the step views: for each step `T`, `manager.step_any_order::<T>()` opens a view with a
 /// field per buffer live at `T` (`memplan_runtime::StepOf`), for plans of at most 4,096
 /// steps whose distinct views hold at most 65,536 fields in all (past that, walk the steps
 /// with `manager.live_at(t)`).

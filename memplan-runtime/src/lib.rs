@@ -150,7 +150,9 @@ pub use error::{Error, PlanMismatch};
 pub use hierarchical::{HierarchicalAllocator, Span};
 pub use manager::{MemoryManager, Parts};
 pub use plan::{BufferInfo, MemoryId, Plan, PlannedBuffer, RegionInfo, RegionKind, Untyped};
-pub use steps::{InPlace, Live, LiveBuffers, LiveBytes, Schedule, StepOf, View};
+pub use steps::{
+    InPlace, Live, LiveBuffers, LiveBytes, Schedule, Step, StepOf, View, Walk, Walked,
+};
 pub use take_once::TakeOnce;
 
 #[cfg(feature = "macros")]

@@ -4,7 +4,7 @@
 use core::fmt;
 
 use crate::plan::{Plan, Untyped};
-use crate::steps::{LiveBuffers, Schedule, StepOf, View};
+use crate::steps::{LiveBuffers, Schedule, StepOf, View, Walk, Walked};
 use crate::{HierarchicalAllocator, MemoryAllocator};
 
 /// The memory of one program, as ExecuTorch's original `MemoryManager`: four allocators,
@@ -193,32 +193,56 @@ impl<'a, P: Plan> MemoryManager<'a, P> {
 }
 
 impl<'a, P: Schedule> MemoryManager<'a, P> {
+    /// The plan's steps in order, from step 0: the ordinary way to run a plan, which opens
+    /// its steps only in order (see [`Walk`]).
+    #[inline(always)]
+    pub fn walk(&mut self) -> Walk<'_, 'a, P::First>
+    where
+        P: Walked,
+    {
+        Walk::new(self)
+    }
+
     /// The buffers live at step `T`, as references (the view `memory_plan!` generates for
-    /// that step: one field per live buffer), and the kernel-temporary pool.
+    /// that step: one field per live buffer), and the kernel-temporary pool, in any order:
+    /// the compiler does not check that steps are opened in order ([`walk`](Self::walk)
+    /// does); with `debug-canary`, the run time does, naming both steps.
     ///
     /// The view borrows the manager, so it ends before another step is opened; a buffer not
     /// live at `T` has no field in it. See [`crate::steps`].
     ///
     /// ```ignore
-    /// let (s, temp) = manager.step::<1>();
+    /// let (s, temp) = manager.step_any_order::<1>();
     /// temp.scoped(|temp| dense(s.input, temp.allocate_value([0i32; 32])?, s.fc1));
     /// ```
     ///
     /// # Panics
     ///
-    /// With `debug-canary`: if a buffer that ends before `T` wrote past its end (see
-    /// [`begin_step`](Self::begin_step)).
+    /// With `debug-canary`: if a buffer that ends before `T` wrote past its end, or `T` is
+    /// not the step after the last one begun (see [`begin_step`](Self::begin_step)).
     #[inline(always)]
-    pub fn step<const T: u32>(&mut self) -> (<P as StepOf<T>>::View<'_>, &mut MemoryAllocator<'a>)
+    pub fn step_any_order<const T: u32>(
+        &mut self,
+    ) -> (<P as StepOf<T>>::View<'_>, &mut MemoryAllocator<'a>)
     where
         P: StepOf<T>,
     {
-        self.begin_step(T);
+        self.open::<<P as StepOf<T>>::View<'_>>(T)
+    }
+
+    /// Begins `step` and opens view `V`, which must be `P`'s view of `step`.
+    #[inline(always)]
+    pub(crate) fn open<'s, V: View<'s>>(
+        &'s mut self,
+        step: u32,
+    ) -> (V, &'s mut MemoryAllocator<'a>) {
+        self.begin_step(step);
         let spans = self.planned.spans();
         // The spans belong to this allocator, typed for `P` (checked when it was built);
         // raw pointers from `planned()` are their user's `unsafe` business.
-        // SAFETY: `&mut self` lends the spans' bytes to the view alone for its lifetime.
-        let view = unsafe { <<P as StepOf<T>>::View<'_> as View<'_>>::open(spans) };
+        // SAFETY: `&mut self` lends the spans' bytes to the view alone for its lifetime, and
+        // `V` is `P`'s view of `step` (the callers take it from `StepOf` or `Step`).
+        let view = unsafe { V::open(spans) };
         (view, &mut self.temp)
     }
 
@@ -239,7 +263,9 @@ impl<'a, P: Schedule> MemoryManager<'a, P> {
     /// [`live_at`](Self::live_at) call it; code that reaches buffers through raw pointers
     /// calls it itself. Without `debug-canary` it does nothing.
     ///
-    /// With `debug-canary`: the bytes of every buffer that starts at `step` (live now, not at
+    /// With `debug-canary`: `step` must follow the step begun last (the next one, or step 0
+    /// after the plan's last step, or the same one again; the first step begun must be
+    /// step 0); the bytes of every buffer that starts at `step` (live now, not at
     /// the step before) are poisoned (`0xA5`) and a canary is written in the
     /// [`CANARY_BYTES`](crate::steps::CANARY_BYTES) after it; the canary of every buffer that
     /// ended is checked. In-place pairs at their handover keep their bytes.
@@ -247,7 +273,8 @@ impl<'a, P: Schedule> MemoryManager<'a, P> {
     /// # Panics
     ///
     /// With `debug-canary`, naming the buffer and the step, when a buffer's canary changed
-    /// (something wrote past its end).
+    /// (something wrote past its end); naming both steps, when `step` does not follow the
+    /// step begun last.
     #[inline(always)]
     pub fn begin_step(&mut self, step: u32) {
         #[cfg(feature = "debug-canary")]
@@ -257,36 +284,60 @@ impl<'a, P: Schedule> MemoryManager<'a, P> {
 
     #[cfg(feature = "debug-canary")]
     fn canary_step(&mut self, step: u32) {
-        let prev = self.step.replace(step);
-        for b in P::BUFFERS {
-            let now = b.is_live_at(step);
-            let before = prev.is_some_and(|p| b.is_live_at(p));
-            if now == before {
-                continue;
+        let last = P::BUFFERS.iter().map(|b| b.last).max().unwrap_or(0);
+        let follows = match self.step {
+            None => step == 0,
+            Some(p) => step == p || Some(step) == p.checked_add(1) || (p == last && step == 0),
+        };
+        if !follows {
+            match self.step {
+                Some(p) => panic!(
+                    "memplan: step {step} begun after step {p}: a plan's steps run in order (step {} next)",
+                    if p == last { 0 } else { p + 1 }
+                ),
+                None => panic!(
+                    "memplan: step {step} begun first: a plan's steps run in order, from step 0"
+                ),
             }
-            let handover = b.handed_over_to.is_some()
-                || b.in_place_of
-                    .and_then(|s| P::BUFFERS.get(s))
-                    .is_some_and(|s| s.last == b.first);
-            let Ok(base) =
-                self.planned
-                    .get_offset_address(b.memory_id, b.offset, b.size + P::CANARY)
-            else {
-                continue;
-            };
-            // SAFETY: in bounds (checked just now); `&mut self` holds no view or live set,
-            // so nothing else refers to these bytes.
-            let bytes =
-                unsafe { core::slice::from_raw_parts_mut(base.as_ptr(), b.size + P::CANARY) };
-            let (data, canary) = bytes.split_at_mut(b.size);
-            if now && !handover {
-                data.fill(0xA5);
-                canary.fill(0xC5);
-            } else if !now && !handover && canary.iter().any(|&c| c != 0xC5) {
-                panic!(
-                    "memplan: buffer `{}` (live {}..={}) wrote past its end: its canary changed by step {}",
-                    b.name, b.first, b.last, step
-                );
+        }
+        let prev = self.step.replace(step);
+        // Every canary of a buffer that ended is checked before any buffer that starts is
+        // poisoned: a buffer that starts may reuse the bytes of one that ended, its canary
+        // included (at any step, and when the walk wraps from the last step to step 0).
+        for ending in [true, false] {
+            for b in P::BUFFERS {
+                let now = b.is_live_at(step);
+                let before = prev.is_some_and(|p| b.is_live_at(p));
+                if now == before || now == ending {
+                    continue;
+                }
+                let handover = b.handed_over_to.is_some()
+                    || b.in_place_of
+                        .and_then(|s| P::BUFFERS.get(s))
+                        .is_some_and(|s| s.last == b.first);
+                if handover {
+                    continue;
+                }
+                let Ok(base) =
+                    self.planned
+                        .get_offset_address(b.memory_id, b.offset, b.size + P::CANARY)
+                else {
+                    continue;
+                };
+                // SAFETY: in bounds (checked just now); `&mut self` holds no view or live
+                // set, so nothing else refers to these bytes.
+                let bytes =
+                    unsafe { core::slice::from_raw_parts_mut(base.as_ptr(), b.size + P::CANARY) };
+                let (data, canary) = bytes.split_at_mut(b.size);
+                if now {
+                    data.fill(0xA5);
+                    canary.fill(0xC5);
+                } else if canary.iter().any(|&c| c != 0xC5) {
+                    panic!(
+                        "memplan: buffer `{}` (live {}..={}) wrote past its end: its canary changed by step {}",
+                        b.name, b.first, b.last, step
+                    );
+                }
             }
         }
     }

@@ -7,9 +7,9 @@
 //! [`MemoryManager::step`](crate::MemoryManager::step) opens it:
 //!
 //! ```ignore
-//! let (s, temp) = manager.step::<1>();      // the buffers live at step 1, and the temp pool
+//! let (s, temp) = manager.step_any_order::<1>();      // the buffers live at step 1, and the temp pool
 //! dense(s.input, weights, temp, s.fc1);      // `s.pixels` does not exist: dead at step 1
-//! let (s, _) = manager.step::<2>();          // `s` of step 1 can no longer be used
+//! let (s, _) = manager.step_any_order::<2>();          // `s` of step 1 can no longer be used
 //! ```
 //!
 //! - A buffer not live at a step has no field in that step's view: code that uses a buffer
@@ -118,6 +118,92 @@ pub unsafe trait View<'v>: Sized {
 pub unsafe trait StepOf<const T: u32>: Schedule {
     /// The view of step `T`.
     type View<'v>: View<'v>;
+}
+
+/// One step of a plan, as a type: which step it is, the view of the buffers live there,
+/// and the step after it (the last step's is step 0: a plan's steps run again and again, one
+/// inference after another). `memory_plan!` implements it for a type per step
+/// (`PLAN::steps::S0`, `S1`, ...), so that [`Walk`] hands out the steps in order.
+///
+/// # Safety
+///
+/// `View` must be the plan's view of step `STEP` (as [`StepOf<STEP>`] chooses it) and
+/// `Next` the type of the step after it; only `memory_plan!` implements it.
+pub unsafe trait Step: 'static {
+    /// The plan.
+    type Plan: Schedule;
+    /// The step's number.
+    const STEP: u32;
+    /// The step after this one (step 0 after the last).
+    type Next: Step<Plan = Self::Plan>;
+    /// The view of the buffers live at this step.
+    type View<'v>: View<'v>;
+}
+
+/// A plan whose steps can be walked in order: its first step's type. `memory_plan!`
+/// implements it.
+///
+/// # Safety
+///
+/// `First` must be the plan's step 0.
+pub unsafe trait Walked: Schedule {
+    /// Step 0.
+    type First: Step<Plan = Self>;
+}
+
+/// The plan's steps in order, one at a time: a walk is at one step, whose view
+/// [`view`](Walk::view) opens, and [`next`](Walk::next) consumes it to give the next step's
+/// walk (step 0's after the last). So code that opens the steps out of order does not
+/// compile: there is no way to step 6 but through step 5.
+///
+/// ```ignore
+/// let mut step = manager.walk();              // step 0
+/// let (s, _) = step.view();
+/// s.input.copy_from_slice(&samples);
+/// let mut step = step.next();                 // step 1: step 0's view is gone
+/// let (s, temp) = step.view();
+/// dense(s.input, weights, temp, s.fc1);
+/// ```
+pub struct Walk<'m, 'a, S: Step> {
+    manager: &'m mut crate::MemoryManager<'a, S::Plan>,
+    _step: PhantomData<fn() -> S>,
+}
+
+impl<'m, 'a, S: Step> Walk<'m, 'a, S> {
+    pub(crate) fn new(manager: &'m mut crate::MemoryManager<'a, S::Plan>) -> Self {
+        Walk {
+            manager,
+            _step: PhantomData,
+        }
+    }
+
+    /// The step this walk is at.
+    pub const fn step(&self) -> u32 {
+        S::STEP
+    }
+
+    /// The buffers live at this step, as references, and the kernel-temporary pool (as
+    /// [`MemoryManager::step_any_order`](crate::MemoryManager::step_any_order) gives them).
+    ///
+    /// # Panics
+    ///
+    /// With `debug-canary`: if a buffer that ended before this step wrote past its end.
+    #[inline(always)]
+    pub fn view(&mut self) -> (S::View<'_>, &mut crate::MemoryAllocator<'a>) {
+        self.manager.open::<S::View<'_>>(S::STEP)
+    }
+
+    /// The next step's walk (step 0's after the last step).
+    #[inline(always)]
+    pub fn next(self) -> Walk<'m, 'a, S::Next> {
+        Walk::new(self.manager)
+    }
+}
+
+impl<S: Step> core::fmt::Debug for Walk<'_, '_, S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Walk").field("step", &S::STEP).finish()
+    }
 }
 
 /// The two buffers of an in-place pair at its handover step, where they share bytes: one

@@ -56,15 +56,17 @@ fn dense<const OUT: usize>(
 
 /// Classifies one 8x8 image (pixels `0..=16`); returns the predicted digit.
 ///
-/// Each step opens the view of the buffers live at that step (`manager.step::<T>()`): a
-/// buffer used outside its declared lifetime is not a field of the step's view, so such a
-/// mistake does not compile.
+/// The steps are walked in order (`manager.walk()`, then `next()`): each step opens the
+/// view of the buffers live at that step, so a buffer used outside its declared lifetime is
+/// not a field of the step's view, and a step opened out of order does not compile.
 pub fn classify(manager: &mut Manager, image: &[u8; model::IN]) -> u8 {
     use model::*;
-    let (s, _) = manager.step::<0>();
+    let mut step = manager.walk();
+    let (s, _) = step.view();
     s.pixels.copy_from_slice(image);
     kernels::quantize_input(s.pixels, s.input);
-    let (s, temp) = manager.step::<1>();
+    let mut step = step.next();
+    let (s, temp) = step.view();
     let l1 = Requant {
         input_zero_point: INPUT_ZERO_POINT,
         output_zero_point: L1_OUTPUT_ZERO_POINT,
@@ -73,9 +75,11 @@ pub fn classify(manager: &mut Manager, image: &[u8; model::IN]) -> u8 {
     };
     dense::<H1>(temp, s.input, (&L1_WEIGHTS, &L1_BIAS, &l1), s.fc1);
     // ReLU in place: `relu1` takes over `fc1`'s bytes at step 2, one field for the pair.
-    let (mut s, _) = manager.step::<2>();
+    let mut step = step.next();
+    let (mut s, _) = step.view();
     kernels::relu_in_place(s.relu1.output(), L1_OUTPUT_ZERO_POINT);
-    let (s, temp) = manager.step::<3>();
+    let mut step = step.next();
+    let (s, temp) = step.view();
     let l2 = Requant {
         input_zero_point: L1_OUTPUT_ZERO_POINT,
         output_zero_point: L2_OUTPUT_ZERO_POINT,
@@ -83,9 +87,11 @@ pub fn classify(manager: &mut Manager, image: &[u8; model::IN]) -> u8 {
         shifts: &L2_SHIFTS,
     };
     dense::<H2>(temp, s.relu1, (&L2_WEIGHTS, &L2_BIAS, &l2), s.fc2);
-    let (mut s, _) = manager.step::<4>();
+    let mut step = step.next();
+    let (mut s, _) = step.view();
     kernels::relu_in_place(s.relu2.output(), L2_OUTPUT_ZERO_POINT);
-    let (s, temp) = manager.step::<5>();
+    let mut step = step.next();
+    let (s, temp) = step.view();
     let l3 = Requant {
         input_zero_point: L2_OUTPUT_ZERO_POINT,
         output_zero_point: L3_OUTPUT_ZERO_POINT,
@@ -93,7 +99,8 @@ pub fn classify(manager: &mut Manager, image: &[u8; model::IN]) -> u8 {
         shifts: &L3_SHIFTS,
     };
     dense::<OUT>(temp, s.relu2, (&L3_WEIGHTS, &L3_BIAS, &l3), s.logits);
-    let (s, _) = manager.step::<6>();
+    let mut step = step.next();
+    let (s, _) = step.view();
     kernels::argmax(s.logits)
 }
 

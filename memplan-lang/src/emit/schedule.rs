@@ -49,7 +49,16 @@ pub(super) fn schedule(model: &Model, resolved: &Resolved, p: &TokenStream) -> T
     });
     let quant = planned.then(|| quantizations(s, k));
     let body = if planned {
-        let steps = (0..=s.last_step).map(|t| step(model, s, t, k, p));
+        // Every step in order, through the walk: with `debug-canary` the run time checks
+        // the order, and steps without an operator keep it.
+        let steps = (0..=s.last_step).map(|t| {
+            let block = step(model, s, t, k, p);
+            if t == 0 {
+                quote!(let mut step = manager.walk(); #block)
+            } else {
+                quote!(let mut step = step.next(); #block)
+            }
+        });
         quote!(#(#steps)*)
     } else {
         quote!(::core::unreachable!())
@@ -243,16 +252,13 @@ fn step(model: &Model, s: &Schedule, t: u32, k: &TokenStream, p: &TokenStream) -
         .then(|| fields(&s.outputs, false))
         .flatten()
         .map(|f| quote!(output(#f);));
-    if ops.is_empty() && fill.is_none() && read.is_none() {
-        return TokenStream::new();
-    }
     let calls = ops.iter().map(|op| call(model, op, k, p));
     let comment = format!("step {t}");
     quote! {
         {
             #[doc = #comment]
-            let (s, temp) = manager.step::<#t>();
-            let _ = &temp;
+            let (s, temp) = step.view();
+            let _ = (&s, &temp);
             #fill
             #(#calls)*
             #read

@@ -1,7 +1,7 @@
 //! The per-step views: for each distinct set of buffers live at a step, a struct with one
 //! field per live buffer (`&'v mut [T; N]`, or an `InPlace` for an in-place pair at its
 //! handover step), and an impl of the runtime's `StepOf<T>` for every step `T`, so that
-//! `manager.step::<T>()` opens it (`T` a step number). Also the plan's `Schedule` (its buffer table), which
+//! `manager.step_any_order::<T>()` opens it (`T` a step number). Also the plan's `Schedule` (its buffer table), which
 //! the runtime's generic `live_at` and `debug-canary` read.
 //!
 //! Views are emitted when the plan has at most [`MAX_STEPS`] steps and its distinct views
@@ -69,18 +69,38 @@ pub(super) fn views(model: &Model, resolved: &Resolved, p: &TokenStream) -> Toke
         .iter()
         .enumerate()
         .map(|(v, set)| view(model, resolved, p, (v, &names[v]), set, &step_view));
+    let last = step_view.len().saturating_sub(1);
     let step_items = step_view.iter().enumerate().map(|(t, &v)| {
+        let marker = format_ident!("S{}", t);
+        let next = format_ident!("S{}", if t == last { 0 } else { t + 1 });
         let t = t as u32;
         let ty = &names[v];
         quote! {
             // SAFETY: `#ty` is this plan's view of step `#t` (the buffers live there).
             unsafe impl #k::StepOf<#t> for Plan { type View<'v> = #ty<'v>; }
+            #[doc(hidden)]
+            pub struct #marker;
+            // SAFETY: as above; `#next` is the step after `#t` (step 0 after the last).
+            unsafe impl #k::Step for #marker {
+                type Plan = super::Plan;
+                const STEP: ::core::primitive::u32 = #t;
+                type Next = #next;
+                type View<'v> = super::#ty<'v>;
+            }
         }
     });
     quote! {
         #schedule
         #(#view_items)*
-        #(#step_items)*
+        /// The plan's steps as types, for [`MemoryManager::walk`](#k::MemoryManager::walk):
+        /// `S0` is step 0, and each step's `Next` the step after it.
+        pub mod steps {
+            #![allow(unused_imports)]
+            use super::*;
+            // SAFETY: `S0` is the plan's step 0.
+            unsafe impl #k::Walked for super::Plan { type First = S0; }
+            #(#step_items)*
+        }
     }
 }
 
@@ -172,7 +192,7 @@ fn view(
 ) -> TokenStream {
     let k = &super::rt();
     let doc = format!(
-        "The buffers live at step {} of plan `{}`: `manager.step::<STEP>()` opens this view.",
+        "The buffers live at step {} of plan `{}`: `manager.step_any_order::<STEP>()` opens this view.",
         steps_of(step_view, v),
         model.name
     );

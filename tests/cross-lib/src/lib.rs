@@ -47,24 +47,24 @@ pub mod names {
     use memplan_runtime::memory_plan;
 
     memory_plan! {
-        pub mod r#type { region r#in: 16 bytes, memory SRAM1; buffer x: 16 bytes in r#in, live 0..=0; }
+        pub mod r#type { region r#in: 64 bytes, memory SRAM1; buffer x: 16 bytes in r#in, live 0..=0; }
     }
 
     memory_plan! {
-        pub mod größe { region wärme: 16 bytes, memory SRAM1; buffer x: 16 bytes in wärme, live 0..=0; }
+        pub mod größe { region wärme: 64 bytes, memory SRAM1; buffer x: 16 bytes in wärme, live 0..=0; }
     }
 
     /// One `same`.
     pub mod a {
         memplan_runtime::memory_plan! {
-            pub mod same { region r: 64 bytes, memory SRAM1; buffer x: 64 bytes in r, live 0..=0; }
+            pub mod same { region r: 128 bytes, memory SRAM1; buffer x: 64 bytes in r, live 0..=0; }
         }
     }
 
     /// The other `same`.
     pub mod b {
         memplan_runtime::memory_plan! {
-            pub mod same { region r: 32 bytes, memory SRAM1; buffer x: 32 bytes in r, live 0..=0; }
+            pub mod same { region r: 64 bytes, memory SRAM1; buffer x: 32 bytes in r, live 0..=0; }
         }
     }
 }
@@ -212,7 +212,7 @@ mod tests {
         }
         assert_eq!(checked, encoder::BUFFERS.len());
         // A named view: the buffers live at step 0, typed from the plan file's `dtype`.
-        let (s, _) = manager.step::<0>();
+        let (s, _) = manager.step_any_order::<0>();
         let src: &mut [f32; 8192] = s.src; // 1x64x128 float32: 32768 bytes
         src[0] = 1.5;
         assert_eq!(src[0], 1.5);
@@ -301,12 +301,12 @@ mod uninit {
     #[test]
     fn an_uninit_region_is_maybe_uninit_in_views_in_place_pairs_and_live_at() {
         let m = scratch::take().expect("taken once");
-        let (s, _) = m.step::<0>();
+        let (s, _) = m.step_any_order::<0>();
         let a: &mut [MaybeUninit<i8>; 64] = s.a;
         a[0].write(-3);
         let c: &mut [u32; 16] = s.c;
         c[0] = 7;
-        let (mut s, _) = m.step::<1>();
+        let (mut s, _) = m.step_any_order::<1>();
         // At the handover both sides are `MaybeUninit`: `b` may read `a`'s bytes only as
         // such, and the bytes `a` never wrote stay unread.
         let input: &mut [MaybeUninit<i8>; 64] = s.b.input();
@@ -371,8 +371,10 @@ mod uninit {
             MemoryAllocator::empty(),
             MemoryAllocator::empty(),
         );
-        let (s, _) = m.step::<0>();
-        assert_eq!(s.c[3], 0); // the caller's zeros
+        let (s, _) = m.step_any_order::<0>();
+        // The caller's zeros (poisoned as the buffer starts, with `debug-canary`).
+        let fresh = if cfg!(feature = "debug-canary") { 0xA5A5_A5A5 } else { 0 };
+        assert_eq!(s.c[3], fresh);
         s.a[3].write(1);
     }
 }
@@ -410,6 +412,7 @@ mod canary {
             }
         }
         let m = fine::take().expect("taken once");
+        m.begin_step(0);
         m.begin_step(1);
         let _ = m.checked_buffer::<fine::A>();
     }
@@ -423,6 +426,49 @@ mod canary {
         m.begin_step(1);
         // The mistake of the firmware that printed wrong logits: read at step 1.
         let _ = m.checked_buffer::<wrong_lifetime::Logits>();
+    }
+
+    /// Steps opened out of order through the API that does not check it at compile time:
+    /// caught at run time with `debug-canary`, naming both steps.
+    #[test]
+    #[should_panic(expected = "memplan: step 2 begun after step 0: a plan's steps run in order (step 1 next)")]
+    fn a_step_opened_out_of_order_is_reported() {
+        memory_plan! {
+            mod ordered {
+                region r: 256 bytes;
+                buffer a: [u8; 16] in r, live 0..=1;
+                buffer b: [u8; 16] in r, live 1..=2;
+            }
+        }
+        let m = ordered::take().expect("taken once");
+        let _ = m.step_any_order::<0>();
+        let _ = m.step_any_order::<2>();
+    }
+
+    /// The wrap from the last step to step 0 (the next inference) is in order, and the
+    /// canaries of the buffers that end at the last step are checked before step 0's
+    /// buffers are poisoned (they share bytes: a false alarm before).
+    #[test]
+    fn the_walk_wraps_to_step_0_without_a_false_alarm() {
+        memory_plan! {
+            mod wrap {
+                region r: 64 bytes;
+                // Declared first and larger: poisoned first, over `late`'s canary.
+                buffer early: [u8; 32] in r, live 0..=0;
+                buffer late: [u8; 16] in r, live 1..=2;
+            }
+        }
+        let m = wrap::take().expect("taken once");
+        for _ in 0..3 {
+            let mut step = m.walk();
+            let (s, _) = step.view();
+            s.early.fill(1);
+            let mut step = step.next();
+            let (s, _) = step.view();
+            s.late.fill(2);
+            let mut step = step.next();
+            let _ = step.view();
+        }
     }
 
     #[test]

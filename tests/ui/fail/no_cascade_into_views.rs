@@ -16,12 +16,12 @@ memory_plan! {
 
 fn main() {
     let m = p::take().unwrap();
-    let (s, _) = m.step::<0>();
+    let (s, _) = m.step_any_order::<0>();
     s.fft[0] = 1.0;
     s.samples[0] = 1;
     s.window[0] = 2;
-    let (s, _) = m.step::<3>();
+    let (s, _) = m.step_any_order::<3>();
     s.logits[0] = 0.5;
-    let (s, _) = m.step::<4>();
+    let (s, _) = m.step_any_order::<4>();
     s.logits[1] = 0.5;
 }

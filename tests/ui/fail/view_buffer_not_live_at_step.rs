@@ -12,6 +12,6 @@ memory_plan! {
 
 fn main() {
     let manager = p::take().unwrap();
-    let (s, _) = manager.step::<1>();
+    let (s, _) = manager.step_any_order::<1>();
     let _ = s.logits[0];
 }

@@ -12,7 +12,7 @@ memory_plan! {
 
 fn main() {
     let manager = p::take().unwrap();
-    let (mut s, _) = manager.step::<1>();
+    let (mut s, _) = manager.step_any_order::<1>();
     let input = s.out.input();
     let output = s.out.output();
     output[0] = input[0];

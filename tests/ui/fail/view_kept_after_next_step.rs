@@ -12,8 +12,8 @@ memory_plan! {
 
 fn main() {
     let manager = p::take().unwrap();
-    let a = manager.step::<0>().0.a;
-    let (s1, _) = manager.step::<1>();
+    let a = manager.step_any_order::<0>().0.a;
+    let (s1, _) = manager.step_any_order::<1>();
     s1.b[0] = 1;
     a[0] = 2;
 }

@@ -11,7 +11,7 @@ memory_plan! {
 
 fn main() {
     let manager = p::take().unwrap();
-    let (s0, _) = manager.step::<0>();
-    let (s1, _) = manager.step::<1>();
+    let (s0, _) = manager.step_any_order::<0>();
+    let (s1, _) = manager.step_any_order::<1>();
     s0.a[0] = s1.b[0];
 }

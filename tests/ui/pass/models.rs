@@ -24,12 +24,12 @@ fn main() {
     assert_eq!(person::BUFFERS.len(), 32);
     assert_eq!(<person::Act as MemoryId>::SIZE, 55_296);
     let m = person::take().expect("taken once");
-    let (s, _) = m.step::<0>();
+    let (s, _) = m.step_any_order::<0>();
     let image: &mut [i8; 96 * 96] = s.input;
     image[0] = -128;
     // kws_dscnn's input, value 65: float32 [1, 1, 49, 10] (1,960 bytes), live at step 0.
     let m = kws::take().expect("taken once");
-    let (s, _) = m.step::<0>();
+    let (s, _) = m.step_any_order::<0>();
     let mfcc: &mut [f32; 490] = s.value_65;
     mfcc[0] = 0.5;
     assert_eq!(<kws::Act as MemoryId>::SIZE, 64_000);

@@ -15,7 +15,7 @@ fn main() {
     assert_eq!(<m::Ue4 as PlannedBuffer>::NAME, "ä");
     assert_eq!(<m::Uf6 as PlannedBuffer>::NAME, "ö");
     let manager = m::take().expect("taken once");
-    let (s, _) = manager.step::<0>();
+    let (s, _) = manager.step_any_order::<0>();
     s.größe[0] = 1;
     s.ä[0] = 2;
     s.ö[0] = 3;

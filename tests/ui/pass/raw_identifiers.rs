@@ -15,8 +15,8 @@ fn main() {
     assert_eq!(<p::In as MemoryId>::SIZE, 32);
     assert_eq!(p::BUFFERS[0].name, "type");
     let m = p::take().expect("taken once");
-    let (s, _) = m.step::<0>();
+    let (s, _) = m.step_any_order::<0>();
     s.r#type[0] = 7;
-    let (s, _) = m.step::<2>();
+    let (s, _) = m.step_any_order::<2>();
     s.out[0] = 1;
 }

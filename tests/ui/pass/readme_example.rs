@@ -31,11 +31,17 @@ fn main() {
     let manager = kws::take().expect("the first take gets the manager");
     assert!(kws::take().is_none()); // and there is only one
 
-    // Step by step, the buffers live at each step as references, checked by the compiler:
-    // `s.input` does not exist at step 2 (it is dead there), and this view ends before the
-    // next one is opened.
-    let (s, temp) = manager.step::<2>();
-    s.conv1[0] = 7; // conv1: &mut [u8; 8000]
+    // The steps in order, each a view of the buffers live at that step, as references,
+    // checked by the compiler: `s.input` does not exist at step 2 (it is dead there), step 2
+    // comes only after step 1, and each view ends before the next step is opened.
+    let mut step = manager.walk(); // step 0
+    let (s, _) = step.view();
+    s.input[0] = 3; // input: &mut [i8; 490]
+    let mut step = step.next(); // step 1
+    let (s, _) = step.view();
+    s.conv1[0] = s.input[0] as u8; // conv1: &mut [u8; 8000]
+    let mut step = step.next(); // step 2
+    let (s, temp) = step.view();
     // Kernel scratch from the temp pool, reset when the closure returns.
     let sum = temp.scoped(|temp| {
         let acc = temp.allocate_value([0i32; 64]).expect("fits the 1 KiB pool");
@@ -43,7 +49,8 @@ fn main() {
         acc.iter().sum::<i32>()
     });
     s.conv2[0] = sum as i8; // conv2: &mut [i8; 8000]
-    let (s, _) = manager.step::<3>();
+    let mut step = step.next(); // step 3
+    let (s, _) = step.view();
     s.logits[0] = f32::from(s.conv2[0]); // logits: &mut [f32; 12]
 
     // The data-driven path, bounds-checked at run time, as ExecuTorch's: the memory id

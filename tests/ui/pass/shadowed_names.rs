@@ -58,7 +58,7 @@ memplan_runtime::memory_plan! {
 
 fn main() {
     let m = shadowed::take().expect("taken once");
-    let (s, _) = m.step::<0>();
+    let (s, _) = m.step_any_order::<0>();
     let words: &mut [::core::primitive::u64; 2] = s.words;
     assert_eq!(words[1], 0);
     words[0] = ::core::primitive::u64::MAX;
@@ -70,14 +70,14 @@ fn main() {
     flags[0].write(1);
     let conv: &mut [::core::primitive::f32; 16] = s.conv; // a plan-file row, `float32`
     conv[0] = 0.25;
-    let (s, _) = m.step::<1>();
+    let (s, _) = m.step_any_order::<1>();
     assert_eq!(s.words[0], ::core::primitive::u64::MAX);
     let small: &mut [::core::primitive::i8; 16] = s.small;
     small[0] = -1;
-    let (mut s, _) = m.step::<2>();
+    let (mut s, _) = m.step_any_order::<2>();
     let input: &mut [::core::primitive::i8; 16] = s.same.input();
     assert_eq!(input[0], -1);
-    let (s, _) = m.step::<3>();
+    let (s, _) = m.step_any_order::<3>();
     let fixed: &mut [::core::primitive::f32; 4] = s.fixed;
     fixed[0] = 0.5;
     assert_eq!(<shadowed::Plan as memplan_runtime::Plan>::REGIONS, 2);

@@ -24,9 +24,9 @@ memory_plan! {
 
 fn main() {
     let manager = p::take().expect("taken once");
-    let (s, _) = manager.step::<0>();
+    let (s, _) = manager.step_any_order::<0>();
     s.x.copy_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
-    let (s, temp) = manager.step::<1>();
+    let (s, temp) = manager.step_any_order::<1>();
     let sum = temp.scoped(|temp| {
         let acc = temp.allocate_value([0i32; 4]).expect("fits the pool");
         for (i, v) in s.x.iter().enumerate() {
@@ -36,10 +36,10 @@ fn main() {
         acc.iter().sum::<i32>()
     });
     assert_eq!(sum, 36);
-    let (mut s, _) = manager.step::<2>();
+    let (mut s, _) = manager.step_any_order::<2>();
     assert_eq!(*s.z.input(), [6, 8, 10, 12]);
     s.z.output().iter_mut().for_each(|v| *v *= 2);
-    let (s, _) = manager.step::<3>();
+    let (s, _) = manager.step_any_order::<3>();
     assert_eq!(*s.z, [12, 16, 20, 24]);
     // The generic path sees the same bytes.
     let live: Vec<_> = manager.live_at(3).map(|l| (l.info.name, l.bytes.len())).collect();
@@ -47,11 +47,11 @@ fn main() {
     // `b` in place of `a` and `c` in place of `b`, all live at step 1: one field, named
     // after `c`, whose input is `a`'s bytes.
     let m = chain::take().expect("taken once");
-    let (s, _) = m.step::<0>();
+    let (s, _) = m.step_any_order::<0>();
     s.a.copy_from_slice(&[1, 0, 2, 0, 3, 0, 4, 0]);
-    let (mut s, _) = m.step::<1>();
+    let (mut s, _) = m.step_any_order::<1>();
     assert_eq!(*s.c.input(), [1, 0, 2, 0, 3, 0, 4, 0]);
     s.c.output().copy_from_slice(&[9, 8, 7, 6]);
-    let (s, _) = m.step::<2>();
+    let (s, _) = m.step_any_order::<2>();
     assert_eq!(*s.c, [9, 8, 7, 6]);
 }

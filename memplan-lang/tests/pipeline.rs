@@ -40,8 +40,9 @@ fn expansion_grows_by_a_constant_per_buffer() {
     // buffer here lives two steps, so it also adds a step, whose view holds two buffers.)
     assert_eq!(e2 - e1, e1 - e0);
     let per_buffer = (e1 - e0) / 100;
-    // A type, a trait impl and a table row per buffer; a view and a step impl per step.
-    assert!(per_buffer < 400, "{per_buffer} tokens per buffer");
+    // A type, a trait impl and a table row per buffer; a view, a step impl and the step's
+    // type for the walk per step.
+    assert!(per_buffer < 450, "{per_buffer} tokens per buffer");
 }
 
 #[test]

@@ -5,9 +5,11 @@
 # read back with memplan inspect (the same report as memplan check on the source) and the
 # fragment printed by memplan linker (the same as the build script's); the
 # section sizes checked against examples/firmware/sizes.txt; the library part built for
-# thumbv6m-none-eabi with the critical-section backend; and three builds that must fail
+# thumbv6m-none-eabi with the critical-section backend; and four builds that must fail
 # with memplan's message: a region that overflows its capacity, a region larger than its
-# memory bank, and a firmware linked without the fragment.
+# memory bank in memory.x (at compile time), an arena that does not fit the bank it shares
+# with .data, .bss and the stack (at link time), and a firmware linked without the
+# fragment.
 #
 # Installs what it needs (qemu-system-arm with apt-get, targets and llvm-tools with rustup).
 # Run from anywhere: `bash .ci/firmware-checks.sh`.
@@ -123,14 +125,21 @@ d=$(variant region-overflow)
 sed -i 's/region act: 256 bytes, memory SRAM3;/region act: 64 bytes, memory SRAM3;/' "$d/src/lib.rs"
 expect_failure "$d" 'error: region `act` overflows: needed 96 bytes, available 64 (over by 32)'
 
-step "fails: a region larger than its memory bank, with memplan's message first"
+step "fails: a region larger than its memory bank in memory.x, at compile time"
 d=$(variant bank-too-small)
 sed -i 's/SRAM3 : ORIGIN = 0x20200000, LENGTH = 2M/SRAM3 : ORIGIN = 0x20200000, LENGTH = 64/' "$d/memory.x"
-out=$(build_variant "$d") && fail "bank-too-small: linked, but must fail"
-first=$(grep -m1 -o "rust-lld: error: .*" <<<"$out")
+expect_failure "$d" 'error: region `act` has a capacity of 256 bytes, more than memory `SRAM3` has: 64 bytes'
+
+step "fails: a bank the arena shares with .data, .bss and the stack, with memplan's link error first"
+d=$(variant bank-shared)
+# 96 bytes (the plan's need) fit 160 at compile time; with .data (72) before them, not.
+sed -i 's/region act: 256 bytes, memory SRAM3;/region act: 96 bytes, memory RAM;/' "$d/src/lib.rs"
+sed -i 's/RAM   : ORIGIN = 0x20000000, LENGTH = 2M/RAM   : ORIGIN = 0x20000000, LENGTH = 160/' "$d/memory.x"
+out=$(build_variant "$d") && fail "bank-shared: linked, but must fail"
+first=$(grep -m1 -oE "rust-lld: error: [^ ].*" <<<"$out" || true)
 echo "$first"
-grep -q 'memplan: region `act` of plan `digits` needs 96 bytes of memory SRAM3' <<<"$first" ||
-  { echo "$out" >&2; fail "bank-too-small: the first link error is not memplan's"; }
+grep -q 'memplan: region `act` of plan `digits` needs 96 bytes of memory RAM' <<<"$first" ||
+  { echo "$out" >&2; fail "bank-shared: the first link error is not memplan's"; }
 
 step "fails: an arena placed in a memory, linked without memplan's fragment"
 d=$(variant no-fragment)

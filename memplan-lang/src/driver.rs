@@ -82,6 +82,7 @@ pub fn check_text(file: &Path, text: &str, options: &Options) -> Result<FileChec
                 .chain(invocation.modules)
                 .collect(),
             strategy: options.strategy,
+            root: options.root.clone(),
         };
         let checked = check(invocation.tokens, &env);
         if let Some(model) = &checked.model {

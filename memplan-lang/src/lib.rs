@@ -43,6 +43,7 @@ pub mod emit;
 pub mod info;
 pub mod linker;
 pub mod lower;
+pub mod memory_x;
 mod names;
 pub mod parse;
 pub mod plan;

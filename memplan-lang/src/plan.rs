@@ -55,7 +55,13 @@ pub fn plan(model: &Model, diags: &mut Diagnostics) -> Planned {
             None
         }
     };
-    if clean {
+    // The planned bytes of every bank's arenas, against memory.x.
+    let fits_banks = plan.as_ref().is_none_or(|p| {
+        let before = diags.len();
+        crate::lower::banks::planned_fit(model, p, diags);
+        diags.len() == before
+    });
+    if clean && fits_banks {
         Planned {
             plan,
             partial: None,

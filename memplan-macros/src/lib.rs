@@ -50,6 +50,16 @@ use proc_macro::TokenStream;
 ///   `.bss`. Start-up code does not zero such memory, so `take()` zeroes the region's
 ///   planned bytes once, unless the region says `uninit`. `kind` is `tightly_coupled`,
 ///   `dma` or `external`: metadata for the application.
+/// - `region NAME: memory M [, ...];` a region without a size: it takes what bank `M` has
+///   left after the other arenas placed in it (its `LENGTH` in `memory.x`).
+/// - `memory M`, on a region or a pool, is checked when the plan is compiled against the
+///   `memory.x` in the package root (`CARGO_MANIFEST_DIR`), else in `OUT_DIR`: an error if
+///   `M` is not one of its MEMORY regions (the message lists them), is not writable RAM
+///   (its attributes lack `w`, or it has none and its name says flash or ROM), or has a
+///   `LENGTH` smaller than a capacity placed in it or than the planned bytes of all its
+///   arenas, each rounded up to its alignment. Without a `memory.x`, only a name that says
+///   flash or ROM is refused; a `LENGTH` that is not numbers is left to the fragment's
+///   link-time `ASSERT`, which also sees `.data`, `.bss` and the stack in a shared bank.
 /// - `region NAME: SIZE, unsafe section "S";` the arena in link section `S` of your own
 ///   linker script, as `#[unsafe(link_section = "S")]` written at your `unsafe`, so that
 ///   `forbid(unsafe_code)` and review see it: a section that the loader treats as code,
@@ -138,6 +148,7 @@ pub fn memory_plan(input: TokenStream) -> TokenStream {
             memplan_lang::driver::modules_of_invocation(f, &input, root.as_deref())
         }),
         strategy: None,
+        root: std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from),
     };
     memplan_lang::expand(input, &env).into()
 }

@@ -31,6 +31,9 @@ pub struct Env {
     /// A strategy that replaces the invocation's own (the `memplan` command's
     /// `--strategy`).
     pub strategy: Option<memplan_planner::Strategy>,
+    /// The package's root folder (`CARGO_MANIFEST_DIR`), where its `memory.x` is looked
+    /// for ([`crate::memory_x::MemoryX::find`]) when a region or pool names a memory.
+    pub root: Option<PathBuf>,
 }
 
 /// Names the generated module uses itself.

@@ -11,6 +11,7 @@
 //!    out what depends on an error, element types hidden by generated names, sizes along
 //!    in-place chains, and at least one region.
 
+pub(crate) mod banks;
 mod buffers;
 mod context;
 mod files;
@@ -73,6 +74,7 @@ pub fn lower(input: Input, env: &Env, diags: &mut Diagnostics) -> Model {
             sources: Vec::new(),
             schedule: None,
             schedule_ir: None,
+            memory_x: None,
         },
         region_by_name: HashMap::new(),
         buffer_by_name: HashMap::new(),
@@ -103,6 +105,7 @@ pub fn lower(input: Input, env: &Env, diags: &mut Diagnostics) -> Model {
     passes::check_element_names(&mut cx);
     passes::inherit_sizes(&mut cx.model);
     passes::require_a_region(&mut cx);
+    banks::check(&mut cx);
     schedule::lower(&mut cx);
     if let Some(s) = env.strategy {
         cx.model.strategy = s;

@@ -47,6 +47,8 @@ pub struct Model {
     pub schedule: Option<ModelSchedule>,
     /// That schedule, lowered (`None` when it has errors, which are reported).
     pub schedule_ir: Option<super::schedule::Schedule>,
+    /// The crate's memory.x, when an arena is placed in a memory (`None` otherwise).
+    pub memory_x: Option<crate::memory_x::MemoryX>,
 }
 
 /// What a `model` statement gives the schedule: the model, its file, and where its
@@ -101,6 +103,8 @@ pub struct RegionRecord {
     pub place: ArenaPlace,
     /// `uninit`: `take()` leaves the arena's bytes as they are.
     pub uninit: bool,
+    /// Declared without a size: its capacity is what its memory bank has left.
+    pub takes_rest: bool,
     /// The runtime's `RegionKind` variant.
     pub kind: Ident,
     /// The planner's view: name, capacity, alignment.

@@ -42,6 +42,7 @@ fn declare_broken(cx: &mut Lowering<'_>, name: &Ident) {
             type_ident: names::ident(&tname, name.span()),
             place: ArenaPlace::Bss,
             uninit: false,
+            takes_rest: false,
             kind: Ident::new("Unspecified", name.span()),
             region: Region {
                 name: name.to_string(),
@@ -67,7 +68,12 @@ fn declare(cx: &mut Lowering<'_>, r: &RegionDecl) {
         );
         return;
     }
-    let capacity = size_bytes(cx, &r.size, &format!("region `{name}`"));
+    // Without a size: what its memory bank has left, once every arena is declared
+    // (`super::banks`); 0 until then.
+    let capacity = match &r.size {
+        Some(size) => size_bytes(cx, size, &format!("region `{name}`")),
+        None => 0,
+    };
     let align = match r.align {
         Some((a, span)) => check_align(cx, a, span).unwrap_or(DEFAULT_REGION_ALIGN),
         None => DEFAULT_REGION_ALIGN,
@@ -95,6 +101,7 @@ fn declare(cx: &mut Lowering<'_>, r: &RegionDecl) {
                 (None, None) => ArenaPlace::Bss,
             },
             uninit: r.uninit.is_some(),
+            takes_rest: r.size.is_none(),
             kind,
             region: Region {
                 name,

@@ -102,8 +102,9 @@ pub struct RegionDecl {
     pub attrs: Vec<Attribute>,
     /// The region's name.
     pub name: Ident,
-    /// Its capacity.
-    pub size: Size,
+    /// Its capacity; `None` for a region that takes what its memory bank has left
+    /// (`region act: memory SRAM3;`).
+    pub size: Option<Size>,
     /// `align A`, with where it is written.
     pub align: Option<(u64, Span)>,
     /// `memory M`: the MEMORY region of the linker script the arena goes in.

@@ -1,4 +1,5 @@
 //! `region NAME: SIZE [, align A] [, memory M | , unsafe section "S"] [, uninit] [, kind K];`
+//! (`region NAME: memory M ...;` without a size: what bank `M` has left)
 
 use syn::parse::ParseStream;
 use syn::{Attribute, LitInt, LitStr, Token};
@@ -9,7 +10,11 @@ use super::{RegionDecl, kw, parse_colon, unknown_clause};
 pub(super) fn parse(input: ParseStream, attrs: Vec<Attribute>) -> syn::Result<RegionDecl> {
     let name = super::plain_name(input)?;
     parse_colon(input, "region", &name)?;
-    let size = parse_size(input)?;
+    let size = if input.peek(kw::memory) {
+        None
+    } else {
+        Some(parse_size(input)?)
+    };
     let mut r = RegionDecl {
         attrs,
         name,

@@ -4,6 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::instance::{Instance, Layout, SizeOverflow};
+pub use crate::optimal::Fit;
 
 /// How to pack a region.
 ///
@@ -211,17 +212,13 @@ pub struct Outcome {
     /// Search nodes [`Strategy::Optimal`] used (at most its budget; 0 for the other
     /// strategies, and when no search was needed).
     pub nodes: u64,
+    /// Whether a layout within the capacity given to [`pack_within`] exists, as far as the
+    /// strategy knows ([`Fit::Fits`] when the layout is within it; [`pack`] gives no
+    /// capacity, so its layouts always fit).
+    pub fit: Fit,
 }
 
-/// Packs one region: runs `strategy` on `instance`.
-///
-/// A layout whose bytes equal the instance's lower bound ([`crate::lower_bound`], or the
-/// alignment-aware [`crate::instance::aligned_lower_bound`] when higher) is always reported
-/// as proven optimal, whatever strategy found it; [`Strategy::Optimal`] also reports a
-/// layout proven optimal by a completed search. On an instance with pieces
-/// ([`Instance::pieces`]) the search packs the items' bounding rectangles and first fit
-/// ([`Strategy::BestOf`]) the pieces, the smaller layout wins, and only the lower bound
-/// proves it optimal.
+/// Packs one region with no capacity: [`pack_within`] with `capacity = u64::MAX`.
 ///
 /// # Errors
 ///
@@ -231,34 +228,79 @@ pub struct Outcome {
 ///
 /// If the instance has more than `u32::MAX` items.
 pub fn pack(strategy: Strategy, instance: &Instance) -> Result<Outcome, SizeOverflow> {
-    let (layout, proven, nodes) = match strategy {
-        Strategy::Greedy => (crate::greedy::greedy(instance)?, false, 0),
-        Strategy::BestOf => (crate::best_of::best_of(instance)?, false, 0),
+    pack_within(strategy, instance, u64::MAX)
+}
+
+/// Packs one region of `capacity` bytes: runs `strategy` on `instance`.
+///
+/// [`Strategy::Greedy`] and [`Strategy::BestOf`] ignore the capacity (their layout is what
+/// it is; [`Outcome::fit`] says whether it fits). [`Strategy::Optimal`] seeks a layout
+/// within the capacity first when `best_of`'s is not (the whole budget may go there),
+/// then minimises with what is left of the budget; when `best_of`'s layout fits, the
+/// capacity changes nothing.
+///
+/// A layout whose bytes equal the instance's lower bound ([`crate::lower_bound`], or the
+/// alignment-aware [`crate::instance::aligned_lower_bound`] when higher) is always reported
+/// as proven optimal, whatever strategy found it; [`Strategy::Optimal`] also reports a
+/// layout proven optimal by a completed search. On an instance with pieces
+/// ([`Instance::pieces`]) the search packs the items' bounding rectangles and first fit
+/// ([`Strategy::BestOf`]) the pieces, the smaller layout wins, and only the lower bound
+/// proves it optimal (or proves that nothing fits).
+///
+/// # Errors
+///
+/// [`SizeOverflow`] when an offset plus a size overflows `u64`.
+///
+/// # Panics
+///
+/// If the instance has more than `u32::MAX` items.
+pub fn pack_within(
+    strategy: Strategy,
+    instance: &Instance,
+    capacity: u64,
+) -> Result<Outcome, SizeOverflow> {
+    let (layout, proven, nodes, fit) = match strategy {
+        Strategy::Greedy => (crate::greedy::greedy(instance)?, false, 0, None),
+        Strategy::BestOf => (crate::best_of::best_of(instance)?, false, 0, None),
         Strategy::Optimal { nodes } if instance.has_pieces() => {
             // The search places rectangles: it packs each item's bounding rectangle (a
             // layout of those is one of the pieces, never smaller), and first fit over the
             // pieces themselves may do better. Its proofs are about the rectangles, so
-            // only the lower bound of the pieces proves a layout optimal (below).
-            let out = crate::optimal::optimal(&instance.bounding(), nodes)?;
+            // only the lower bound of the pieces proves a layout optimal, or that no
+            // layout fits (below).
             let fit = crate::best_of::best_of(instance)?;
+            let out = if fit.bytes <= capacity {
+                crate::optimal::optimal_within(&instance.bounding(), nodes, u64::MAX)?
+            } else {
+                crate::optimal::optimal_within(&instance.bounding(), nodes, capacity)?
+            };
             let layout = if fit.bytes < out.layout.bytes {
                 fit
             } else {
                 out.layout
             };
-            (layout, false, out.nodes)
+            (layout, false, out.nodes, None)
         }
         Strategy::Optimal { nodes } => {
-            let out = crate::optimal::optimal(instance, nodes)?;
-            (out.layout, out.proven_optimal, out.nodes)
+            let out = crate::optimal::optimal_within(instance, nodes, capacity)?;
+            (out.layout, out.proven_optimal, out.nodes, Some(out.fit))
         }
     };
     let lb = crate::instance::lower_bound(instance)
         .0
         .max(crate::instance::aligned_lower_bound(instance).bytes);
+    let proven_optimal = proven || layout.bytes <= lb;
+    let fit = if layout.bytes <= capacity {
+        Fit::Fits
+    } else if lb > capacity || proven_optimal || fit == Some(Fit::Impossible) {
+        Fit::Impossible
+    } else {
+        Fit::NotFound
+    };
     Ok(Outcome {
-        proven_optimal: proven || layout.bytes <= lb,
+        proven_optimal,
         layout,
         nodes,
+        fit,
     })
 }

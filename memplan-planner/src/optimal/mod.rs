@@ -138,6 +138,21 @@ pub struct OptimalOutcome {
     pub lower_bound: u64,
     /// Search nodes used (at most the budget).
     pub nodes: u64,
+    /// What is known of the capacity asked ([`optimal_within`]).
+    pub fit: Fit,
+}
+
+/// Whether a layout within a capacity exists, as far as a strategy knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fit {
+    /// The layout returned is within the capacity.
+    Fits,
+    /// No layout within the capacity was found, and none is proven impossible: the search
+    /// ran out of its budget (or did not run).
+    NotFound,
+    /// No layout fits within the capacity: the lower bound is above it, or the search
+    /// explored every canonical layout up to it.
+    Impossible,
 }
 
 /// The most conflicting pairs (edges of the search's conflict graph, 32 MiB of adjacency
@@ -146,14 +161,8 @@ pub struct OptimalOutcome {
 /// bounded whatever the shape.
 pub(crate) const MAX_SEARCH_PAIRS: u64 = 1 << 22;
 
-/// The exact search under a budget of `nodes` search nodes (see the module documentation):
-/// [`crate::best_of::best_of`]'s layout improved as far as the budget allows.
-///
-/// The result never uses more bytes than `best_of`'s, respects every item's alignment and
-/// pinned offset, and is reported proven optimal when its bytes equal a proven lower bound.
-/// `nodes = 0` returns `best_of`'s layout, and so does an instance whose search would
-/// need more than [`MAX_SEARCH_PAIRS`] conflicting pairs (counted in `O(n log n)` before
-/// anything pairwise is built).
+/// The exact search under a budget of `nodes` search nodes, with no capacity: [`optimal_within`]
+/// with `capacity = u64::MAX`.
 ///
 /// # Errors
 ///
@@ -162,7 +171,34 @@ pub(crate) const MAX_SEARCH_PAIRS: u64 = 1 << 22;
 /// # Panics
 ///
 /// If the instance has more than `u32::MAX` items.
+#[cfg(test)]
 pub fn optimal(instance: &Instance, nodes: u64) -> Result<OptimalOutcome, SizeOverflow> {
+    optimal_within(instance, nodes, u64::MAX)
+}
+
+/// The exact search under a budget of `nodes` search nodes (see the module documentation):
+/// [`crate::best_of::best_of`]'s layout improved as far as the budget allows, a layout
+/// within `capacity` bytes sought first when `best_of`'s is not.
+///
+/// The result never uses more bytes than `best_of`'s, respects every item's alignment and
+/// pinned offset, and is reported proven optimal when its bytes equal a proven lower bound.
+/// `nodes = 0` returns `best_of`'s layout, and so does an instance whose search would
+/// need more than [`MAX_SEARCH_PAIRS`] conflicting pairs (counted in `O(n log n)` before
+/// anything pairwise is built). When `best_of`'s layout fits in `capacity` the capacity
+/// changes nothing: the search minimises as it would without one.
+///
+/// # Errors
+///
+/// [`SizeOverflow`] when an offset plus a size overflows `u64`.
+///
+/// # Panics
+///
+/// If the instance has more than `u32::MAX` items.
+pub fn optimal_within(
+    instance: &Instance,
+    nodes: u64,
+    capacity: u64,
+) -> Result<OptimalOutcome, SizeOverflow> {
     let start = best_of(instance)?;
     let mut bound = lower_bound(instance)
         .0
@@ -176,9 +212,19 @@ pub fn optimal(instance: &Instance, nodes: u64) -> Result<OptimalOutcome, SizeOv
     let g = grain(instance);
     bound = bound.div_ceil(g).saturating_mul(g);
     let best = start;
-    if best.bytes <= bound || nodes == 0 || too_large(instance) {
+    let fit_of = |bytes: u64, bound: u64| {
+        if bytes <= capacity {
+            Fit::Fits
+        } else if bound > capacity {
+            Fit::Impossible
+        } else {
+            Fit::NotFound
+        }
+    };
+    if best.bytes <= bound || nodes == 0 || too_large(instance) || bound > capacity {
         return Ok(OptimalOutcome {
             proven_optimal: best.bytes <= bound,
+            fit: fit_of(best.bytes, bound),
             lower_bound: bound,
             layout: best,
             nodes: 0,
@@ -193,37 +239,38 @@ pub fn optimal(instance: &Instance, nodes: u64) -> Result<OptimalOutcome, SizeOv
         grain: g,
         left: nodes,
     };
-    // 1. The lower bound: a layout there is optimal.
-    let first = (u128::from(nodes) * 93 / 100).min(u128::from(FIRST_MOST)) as u64;
-    run.ask(run.bound, first.max(nodes.div_ceil(2)))?;
-    // 2. A bisection between the lowest capacity not given up on and the best layout.
-    let mut floor = run.bound;
-    while run.left > 0 && floor < run.best.bytes {
-        let (f, b) = (floor / g, run.best.bytes / g);
-        let cap = (f + (b - 1 - f) / 2) * g;
-        match run.ask(cap, run.share())? {
+    // 0. Capacity first: any layout within it, with the whole budget (MiniMalloc's
+    // decision problem); what is left minimises.
+    if run.best.bytes > capacity {
+        let cap = capacity / g * g;
+        match run.ask(cap, run.left)? {
             Status::Found => {}
-            Status::Infeasible | Status::OutOfNodes => floor = floor.max(cap + g),
-        }
-    }
-    // 3. The capacities given up on, down from the best layout, with what is left: one
-    // the search ran out of nodes on is not always harder than the ones below it.
-    let mut below = 1u64;
-    while run.left > 0 && run.best.bytes > run.bound {
-        let cap = run.best.bytes - below.saturating_mul(g).min(run.best.bytes);
-        if cap < run.bound {
-            break;
-        }
-        match run.ask(cap, run.share())? {
-            Status::Found => below = 1,
-            // Proven out of reach; those in between were tried and ran out of nodes.
-            Status::Infeasible if below > 1 => break,
+            // Proven: nothing fits (the bound is now above the capacity).
             Status::Infeasible => {}
-            Status::OutOfNodes => below += 1,
+            Status::OutOfNodes => {
+                return Ok(OptimalOutcome {
+                    proven_optimal: false,
+                    fit: Fit::NotFound,
+                    lower_bound: run.bound,
+                    layout: run.best,
+                    nodes: nodes - run.left,
+                });
+            }
+        }
+        if run.bound > capacity {
+            return Ok(OptimalOutcome {
+                proven_optimal: run.best.bytes <= run.bound,
+                fit: Fit::Impossible,
+                lower_bound: run.bound,
+                layout: run.best,
+                nodes: nodes - run.left,
+            });
         }
     }
+    run.minimise()?;
     Ok(OptimalOutcome {
         proven_optimal: run.best.bytes <= run.bound,
+        fit: fit_of(run.best.bytes, run.bound),
         lower_bound: run.bound,
         layout: run.best,
         nodes: nodes - run.left,
@@ -246,6 +293,45 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
+    /// Steps 1 to 3 of the driver (the module documentation) with the budget left.
+    fn minimise(&mut self) -> Result<(), SizeOverflow> {
+        let g = self.grain;
+        let nodes = self.left;
+        if nodes == 0 || self.best.bytes <= self.bound {
+            return Ok(());
+        }
+        // 1. The lower bound: a layout there is optimal.
+        let first = (u128::from(nodes) * 93 / 100).min(u128::from(FIRST_MOST)) as u64;
+        self.ask(self.bound, first.max(nodes.div_ceil(2)))?;
+        // 2. A bisection between the lowest capacity not given up on and the best layout.
+        let mut floor = self.bound;
+        while self.left > 0 && floor < self.best.bytes {
+            let (f, b) = (floor / g, self.best.bytes / g);
+            let cap = (f + (b - 1 - f) / 2) * g;
+            match self.ask(cap, self.share())? {
+                Status::Found => {}
+                Status::Infeasible | Status::OutOfNodes => floor = floor.max(cap + g),
+            }
+        }
+        // 3. The capacities given up on, down from the best layout, with what is left: one
+        // the search ran out of nodes on is not always harder than the ones below it.
+        let mut below = 1u64;
+        while self.left > 0 && self.best.bytes > self.bound {
+            let cap = self.best.bytes - below.saturating_mul(g).min(self.best.bytes);
+            if cap < self.bound {
+                break;
+            }
+            match self.ask(cap, self.share())? {
+                Status::Found => below = 1,
+                // Proven out of reach; those in between were tried and ran out of nodes.
+                Status::Infeasible if below > 1 => break,
+                Status::Infeasible => {}
+                Status::OutOfNodes => below += 1,
+            }
+        }
+        Ok(())
+    }
+
     /// A question's share of the budget: a quarter of what is left, at least one node per
     /// item.
     fn share(&self) -> u64 {

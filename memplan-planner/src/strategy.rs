@@ -35,8 +35,9 @@ pub enum Strategy {
     /// of its alignment, where it overlaps no placed item whose lifetime it shares a step
     /// with.
     Greedy,
-    /// The best of several first-fit orderings, greedy's included: never more bytes than
-    /// [`Strategy::Greedy`]. The orderings, in this order (each ends on declaration order):
+    /// The best of several first-fit orderings, greedy's and omnimalloc's included: never
+    /// more bytes than [`Strategy::Greedy`], nor than omnimalloc 1.0.0's `greedy_by_size`
+    /// and `greedy_by_all`. The orderings, in this order (each ends on declaration order):
     /// `size` (largest first; then longer lifetime, earlier first step), `peak` (the most
     /// bytes live at one step of the item's lifetime, largest first; then size, longer
     /// lifetime, earlier first step), `length`
@@ -44,10 +45,15 @@ pub enum Strategy {
     /// lifetime, largest first; then size, earlier first step), `conflicts` (most items
     /// sharing a step first; then size, earlier first step), `first` (earliest first step;
     /// then size, longer lifetime), `last` (latest last step; then size, longer lifetime),
-    /// `tflm` (greedy's own: largest first, then the later declared first).
+    /// `tflm` (greedy's own: largest first, then the later declared first), then
+    /// omnimalloc's seven, each tied by declaration order: `declared`, `size_declared`,
+    /// `length_declared`, `area_declared`, `conflicts_declared` (then size),
+    /// `conflicts_size` (conflicts times size, then size), `first_declared` (then size).
     /// The items split at time cut lines (step boundaries no item with bytes is live
     /// across) into independent parts; in each part the ordering whose plan of the part
-    /// ends lowest wins, ties to the earlier ordering.
+    /// ends lowest wins, ties to the earlier ordering. A part that reaches the most bytes
+    /// live in one of its steps is not run again by the later orderings (none can do
+    /// better there).
     BestOf,
     /// An exact branch-and-bound search after MiniMalloc (Moffitt, ASPLOS 2023), starting
     /// from [`Strategy::BestOf`]'s plan, that stops after `nodes` search nodes: never more

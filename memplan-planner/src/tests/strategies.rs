@@ -446,28 +446,30 @@ fn a_capacity_no_layout_meets_is_proven_impossible_or_not_found() {
 }
 
 /// Capacity first: where a layout within the capacity exists, the default strategy finds it
-/// (here the lower bound, 8 bytes; `best_of`'s orders alone once needed 9).
+/// (here the lower bound, 13 bytes; `best_of`'s orders need 15).
 #[test]
 fn the_default_strategy_finds_a_layout_within_the_capacity() {
     let inst = Instance::new(vec![
-        item(1, 4, 4),
-        item(3, 2, 3),
-        item(3, 3, 5),
-        item(4, 2, 2),
-        item(1, 4, 5),
-        item(2, 3, 3),
+        item(4, 1, 2),
+        item(4, 3, 4),
+        item(2, 2, 3),
+        item(3, 2, 4),
+        item(2, 3, 4),
+        item(4, 4, 6),
+        item(4, 0, 2),
     ]);
-    let out = crate::pack_within(Strategy::default(), &inst, 8).unwrap();
+    assert_eq!(best_of(&inst).unwrap().bytes, 15);
+    let out = crate::pack_within(Strategy::default(), &inst, 13).unwrap();
     check(&inst, &out.layout).unwrap();
-    assert_eq!((out.fit, out.layout.bytes), (crate::Fit::Fits, 8));
+    assert_eq!((out.fit, out.layout.bytes), (crate::Fit::Fits, 13));
     assert!(out.proven_optimal);
     // With one node the search gives up: not found, not proven impossible.
-    let out = crate::pack_within(Strategy::Optimal { nodes: 1 }, &inst, 8).unwrap();
-    assert_eq!((out.fit, out.layout.bytes), (crate::Fit::NotFound, 9));
+    let out = crate::pack_within(Strategy::Optimal { nodes: 1 }, &inst, 13).unwrap();
+    assert_eq!((out.fit, out.layout.bytes), (crate::Fit::NotFound, 15));
     let problem = Problem {
         regions: vec![Region {
             name: "r".into(),
-            capacity: 8,
+            capacity: 13,
             align: 1,
         }],
         buffers: inst
@@ -488,7 +490,7 @@ fn the_default_strategy_finds_a_layout_within_the_capacity() {
     let errors = plan(&problem, Strategy::Optimal { nodes: 1 }).unwrap_err();
     let text = errors[0].display(&problem).to_string();
     assert!(
-        text.contains("no layout within 8 bytes was found within the search's budget of 1 nodes")
+        text.contains("no layout within 13 bytes was found within the search's budget of 1 nodes")
             && text.contains("help: a longer search"),
         "{text}"
     );

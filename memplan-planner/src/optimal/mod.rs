@@ -161,6 +161,14 @@ pub enum Fit {
 /// bounded whatever the shape.
 pub(crate) const MAX_SEARCH_PAIRS: u64 = 1 << 22;
 
+/// The most movable items with bytes in one static part (the items between two cut lines)
+/// the search is run on. A node costs time linear in its part's items (its candidates are
+/// a pass over them), so above it [`optimal`] returns `best_of`'s plan as it is, unproven
+/// unless it meets the lower bound, with 0 nodes: a node budget then never costs more
+/// than about `nodes * MAX_PART_ITEMS` steps (under a second in a release build at the
+/// default budget), however many items the instance has.
+pub(crate) const MAX_PART_ITEMS: usize = 4096;
+
 /// The exact search under a budget of `nodes` search nodes, with no capacity: [`optimal_within`]
 /// with `capacity = u64::MAX`.
 ///
@@ -221,7 +229,12 @@ pub fn optimal_within(
             Fit::NotFound
         }
     };
-    if best.bytes <= bound || nodes == 0 || too_large(instance) || bound > capacity {
+    if best.bytes <= bound
+        || nodes == 0
+        || bound > capacity
+        || too_large(instance)
+        || part_too_large(instance)
+    {
         return Ok(OptimalOutcome {
             proven_optimal: best.bytes <= bound,
             fit: fit_of(best.bytes, bound),
@@ -395,6 +408,29 @@ fn grain(instance: &Instance) -> u64 {
 /// and it is stored at `O(log S)` nodes of the floor tree.)
 fn too_large(instance: &Instance) -> bool {
     pairs(instance) > MAX_SEARCH_PAIRS
+}
+
+/// Whether a static part of the search would have more than [`MAX_PART_ITEMS`] items
+/// (counted in `O(n log n)`, before anything is built).
+fn part_too_large(instance: &Instance) -> bool {
+    let movable = Instance::new(
+        instance
+            .items
+            .iter()
+            .filter(|it| it.size > 0 && it.fixed.is_none())
+            .copied()
+            .collect(),
+    );
+    if movable.items.len() <= MAX_PART_ITEMS {
+        return false;
+    }
+    let (part_of, parts) = crate::timeline::Timeline::new(&movable).parts();
+    let mut count = vec![0usize; parts];
+    part_of.iter().any(|&p| {
+        let c = &mut count[p as usize];
+        *c += 1;
+        *c > MAX_PART_ITEMS
+    })
 }
 
 /// The bytes each static part of the search uses in `layout`.

@@ -10,7 +10,7 @@
 For every file (`*.csv` in MiniMalloc's format, which idealloc reads as `ex-csv`, or
 idealloc's binary `*.plc`) and every run, in this order: memplan-bench plans it with
 `greedy`, `best_of` and the default `optimal` (one process; its own in-process times),
-then idealloc plans it once per `--lives` value (its `--max-lives`: how many boxing
+then idealloc plans it once per `--lives` value (comma separated) (its `--max-lives`: how many boxing
 attempts it makes to beat its bootstrap heuristic; 1 is its default). Times are medians
 over the runs: memplan's from before `plan`, idealloc's its own "Total allocation time".
 Bytes are each tool's peak (idealloc's "Makespan"); idealloc's later attempts are
@@ -80,7 +80,12 @@ def main():
     ap.add_argument("paths", nargs="+", help="benchmark files or folders of them")
     ap.add_argument("--idealloc", required=True, help="idealloc's binary")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--lives", type=int, nargs="+", default=[1, 100])
+    ap.add_argument(
+        "--lives",
+        type=lambda v: [int(x) for x in v.split(",")],
+        default=[1, 100],
+        help="idealloc's --max-lives values, comma separated (default 1,100)",
+    )
     ap.add_argument(
         "--memplan-bench",
         default=str(Path(__file__).resolve().parents[2] / "target/release/memplan-bench"),

@@ -56,12 +56,12 @@ struct Cli {
     #[arg(long)]
     synthetic: bool,
     /// Synthetic shapes, comma separated: packing instances from
-    /// `chain,residual,random,all_live,seven_steps,nested`, whole problems from
+    /// `chain,residual,random,all_live,seven_steps,nested,staggered`, whole problems from
     /// `in_place_chain,spill_nested,pinned_nested`.
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "chain,residual,random,all_live,seven_steps,nested,in_place_chain,spill_nested,pinned_nested"
+        default_value = "chain,residual,random,all_live,seven_steps,nested,staggered,in_place_chain,spill_nested,pinned_nested"
     )]
     shapes: Vec<String>,
     /// Synthetic sizes (buffers), comma separated.

@@ -211,13 +211,14 @@ pub fn best_of(instance: &Instance) -> Result<Layout, SizeOverflow> {
     // Per part: the most bytes live in one of its sections, which no layout of the part
     // ends below (only for an instance without pieces: with pieces, the live bytes above
     // count whole items, more than a step may hold).
+    // (The most over a part is the most over its items' peaks: every section of a part is
+    // in the lifetime of one of its items.)
     let mut floor = vec![0u64; nparts];
     if !instance.has_pieces() {
-        for (i, &(lo, hi)) in timeline.span.iter().enumerate() {
-            if items[i].size > 0 {
+        for (i, it) in items.iter().enumerate() {
+            if it.size > 0 {
                 let p = part[i] as usize;
-                let most = live[lo as usize..hi as usize].iter().copied().max();
-                floor[p] = floor[p].max(most.unwrap_or(0));
+                floor[p] = floor[p].max(peak[i]);
             }
         }
     }

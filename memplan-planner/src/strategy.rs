@@ -58,18 +58,23 @@ pub enum Strategy {
     /// An exact branch-and-bound search after MiniMalloc (Moffitt, ASPLOS 2023), starting
     /// from [`Strategy::BestOf`]'s plan, that stops after `nodes` search nodes: never more
     /// bytes than [`Strategy::BestOf`], and optimal when the search completes in the
-    /// budget. It asks "is there a layout within `C` bytes?" for `C` = the lower bound
-    /// first (93 % of the budget up to 100,000 nodes, at least half), then by bisection
-    /// towards the best layout found, then for the capacities the bisection gave up on,
-    /// down from the best layout; capacities are multiples of the grain that divides every
-    /// size, pin and alignment. Each question runs the preorders `TWA`, `TAW` in turn under
-    /// doubling node limits, trying candidates by offset, then preorder (`T`: most bytes
-    /// live in a section of the item's lifetime, `W`: lifetime length, `A`: size times
-    /// length; each largest first; then declaration order). When `best_of` already meets the lower bound the
-    /// search does not run and nothing pairwise is built. Its memory is bounded: an
-    /// instance with more than 4,194,304 (2^22) conflicting pairs is not searched: the
-    /// result is `best_of`'s plan, proven optimal only if it meets the lower bound, with 0
-    /// nodes used.
+    /// budget. When the region has a capacity that `best_of`'s plan does not meet, it
+    /// first asks "is there a layout within the capacity?" (MiniMalloc's own question),
+    /// with the whole budget; what that leaves minimises as below (where `best_of`'s plan
+    /// fits, the capacity changes nothing). It asks "is there a layout within `C` bytes?"
+    /// for `C` = the lower bound first (93 % of the budget up to 100,000 nodes, at least
+    /// half), then by bisection towards the best layout found, then for the capacities
+    /// the bisection gave up on, down from the best layout; capacities are multiples of
+    /// the grain that divides every size, pin and alignment. Each question runs the
+    /// preorders `TWA`, `TAW` in turn under doubling node limits, trying candidates by
+    /// offset, then preorder (`T`: most bytes live in a section of the item's lifetime,
+    /// `W`: lifetime length, `A`: size times length; each largest first; then declaration
+    /// order). When `best_of` already meets the lower bound the search does not run and
+    /// nothing pairwise is built. Its memory and time are bounded: an instance with more
+    /// than 4,194,304 (2^22) conflicting pairs, or with more than 4,096 movable items
+    /// between two cut lines (step boundaries no item with bytes is live across; a node
+    /// costs time linear in them), is not searched: the result is `best_of`'s plan, proven
+    /// optimal only if it meets the lower bound, with 0 nodes used.
     Optimal {
         /// The budget, in search nodes (a node: one more buffer placed, with the partial
         /// plan passing every check of the search, as MiniMalloc counts). `0` returns

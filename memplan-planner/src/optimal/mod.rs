@@ -59,9 +59,18 @@
 //! `U = L` it is done, before building anything pairwise (the common case, and the reason
 //! a plan of 100,000 buffers all live at once costs no more than `best_of`). It also stops
 //! there, with `best_of`'s plan unproven, when the search's conflict graph would pass
-//! [`MAX_SEARCH_PAIRS`] pairs (counted first, in `O(n log n)`). Otherwise it asks the
-//! decision question for a sequence of capacities, each with a share of the budget,
-//! keeping the best layout found. Capacities are multiples of the instance's *grain* (a
+//! [`MAX_SEARCH_PAIRS`] pairs, or a static part would hold more than [`MAX_PART_ITEMS`]
+//! items (both counted first, in `O(n log n)`), and when `L` is above the capacity asked
+//! ([`optimal_within`]: no layout fits). Otherwise it asks the decision question for a
+//! sequence of capacities, each with a share of the budget, keeping the best layout
+//! found.
+//!
+//! 0. When a capacity is given and `U` is above it: the capacity (rounded down to the
+//!    grain), with the whole budget: a layout within it is what the caller needs, and on
+//!    MiniMalloc's instances, posed that way, it is often far easier than the lower
+//!    bound (J: 411 nodes at 1,048,576 bytes, while 2,000,000 do not settle 1,040,384).
+//!    A proof that none fits ends the search ([`Fit::Impossible`]); running out of
+//!    nodes too ([`Fit::NotFound`]); a layout found goes on to step 1 with what is left. Capacities are multiples of the instance's *grain* (a
 //! number that divides every size, pinned offset and alignment larger than it, so every
 //! layout's bytes: MiniMalloc's sizes are multiples of 1024), and `L` is rounded up to one.
 //!

@@ -63,16 +63,17 @@
 //! items (both counted first, in `O(n log n)`), and when `L` is above the capacity asked
 //! ([`optimal_within`]: no layout fits). Otherwise it asks the decision question for a
 //! sequence of capacities, each with a share of the budget, keeping the best layout
-//! found.
+//! found. Capacities are multiples of the instance's *grain* (a number that divides every
+//! size, pinned offset and alignment larger than it, so every layout's bytes: MiniMalloc's
+//! sizes are multiples of 1024), and `L` is rounded up to one.
 //!
 //! 0. When a capacity is given and `U` is above it: the capacity (rounded down to the
 //!    grain), with the whole budget: a layout within it is what the caller needs, and on
 //!    MiniMalloc's instances, posed that way, it is often far easier than the lower
 //!    bound (J: 411 nodes at 1,048,576 bytes, while 2,000,000 do not settle 1,040,384).
 //!    A proof that none fits ends the search ([`Fit::Impossible`]); running out of
-//!    nodes too ([`Fit::NotFound`]); a layout found goes on to step 1 with what is left. Capacities are multiples of the instance's *grain* (a
-//! number that divides every size, pinned offset and alignment larger than it, so every
-//! layout's bytes: MiniMalloc's sizes are multiples of 1024), and `L` is rounded up to one.
+//!    nodes too ([`Fit::NotFound`]); a layout found goes on to step 1 with what
+//!    is left.
 //!
 //! 1. `C = L`, with 93 % of the budget up to [`FIRST_MOST`] nodes (and never less than
 //!    half of it): on adversarial perfect packings the lower bound is the optimum, and a

@@ -16,3 +16,9 @@ echo "$out"
 [ "$(grep -c '^| kws_dscnn_greedy.csv | 49 | 64,000 |' <<<"$out")" = 3 ]
 [ "$(grep -c '^| input.12.csv | 5 | 12 |' <<<"$out")" = 3 ]
 grep -q '^| kws_dscnn_greedy.csv | 49 | 64,000 | 64,000 (proven) | 64,000 (proven) | 1.000 |' <<<"$out"
+# The per-order script that memplan-bench/tests/peers.rs's figures come from still runs and
+# still gives them (kws_dscnn: greedy_by_size and greedy_by_all 64,000 bytes).
+orders=$("$venv/bin/python" memplan-bench/peers/omnimalloc_orders.py \
+  ../shared/plans/executorch/kws_dscnn_greedy.csv)
+echo "$orders"
+grep -q '^kws_dscnn_greedy.csv,65968,64000,96000,96000,96000,64000,65968,64000$' <<<"$orders"

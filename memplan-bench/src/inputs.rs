@@ -1,6 +1,6 @@
 //! Plan files as planning problems: ExecuTorch's plan CSV (inclusive lifetimes, 16-byte
 //! alignment) and MiniMalloc's benchmark CSV (half-open lifetimes, no alignment), told apart
-//! by their header.
+//! by their header, and idealloc's binary `.plc` ([`crate::idealloc`]), by its extension.
 
 use std::path::{Path, PathBuf};
 
@@ -12,8 +12,10 @@ use memplan_planner::{Buffer, Problem, Region};
 pub enum Format {
     /// `name,mem_id,offset,size,first,last,...`: ExecuTorch's exported plan.
     Executorch,
-    /// `id,lower,upper,size`: a MiniMalloc benchmark input.
+    /// `id,lower,upper,size`: a MiniMalloc benchmark input (idealloc's suites too).
     Minimalloc,
+    /// idealloc's binary jobs (`.plc`).
+    Idealloc,
 }
 
 /// Which format a CSV header is, if any.
@@ -58,14 +60,33 @@ pub const ROOM: u64 = u64::MAX / 4;
 /// The file cannot be read, or a row is malformed (file and line named).
 pub fn read(path: &Path, label: String) -> Result<Option<Input>, FileError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| FileError::at_line(&file, None, format!("cannot read: {e}")))?;
-    let Some(format) = detect(text.lines().next().unwrap_or("")) else {
-        return Ok(None);
-    };
+    let cannot = |e: std::io::Error| FileError::at_line(&file, None, format!("cannot read: {e}"));
     let stem = path
         .file_name()
         .map_or_else(String::new, |f| f.to_string_lossy().to_string());
+    if let Some(stem) = stem.strip_suffix(".plc") {
+        let bytes = std::fs::read(path).map_err(cannot)?;
+        let buffers = crate::idealloc::parse_plc(&bytes, &file)
+            .map_err(|e| FileError::at_line(&file, None, e))?;
+        return Ok(Some(Input {
+            label,
+            stem: stem.to_string(),
+            format: Format::Idealloc,
+            problem: Problem {
+                regions: vec![Region {
+                    name: "arena".into(),
+                    capacity: ROOM,
+                    align: 1,
+                }],
+                buffers,
+            },
+            executorch_bytes: None,
+        }));
+    }
+    let text = std::fs::read_to_string(path).map_err(cannot)?;
+    let Some(format) = detect(text.lines().next().unwrap_or("")) else {
+        return Ok(None);
+    };
     let stem = stem.strip_suffix(".csv").unwrap_or(&stem).to_string();
     let (buffers, align, executorch_bytes) = match format {
         Format::Executorch => {
@@ -89,6 +110,7 @@ pub fn read(path: &Path, label: String) -> Result<Option<Input>, FileError> {
                 .collect();
             (buffers, 1, None)
         }
+        Format::Idealloc => unreachable!("told apart by the extension above"),
     };
     let problem = Problem {
         regions: vec![Region {
@@ -107,7 +129,8 @@ pub fn read(path: &Path, label: String) -> Result<Option<Input>, FileError> {
     }))
 }
 
-/// Every `*.csv` file under `dir` (recursively), sorted by path; `dir` itself may be a file.
+/// Every `*.csv` and `*.plc` file under `dir` (recursively), sorted by path; `dir` itself
+/// may be a file.
 ///
 /// # Errors
 ///
@@ -124,7 +147,7 @@ pub fn csv_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
             let p = entry?.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|e| e == "csv") {
+            } else if p.extension().is_some_and(|e| e == "csv" || e == "plc") {
                 out.push(p);
             }
         }

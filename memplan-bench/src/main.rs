@@ -38,6 +38,10 @@ struct Cli {
     /// `<shape>_<buffers>.<strategy>.csv`.
     #[arg(long, value_name = "OUT")]
     write_plans: Option<PathBuf>,
+    /// The capacity of each file's region, in bytes (default: room for any plan). A plan
+    /// that does not fit is a row with the bytes it needed and `fits` false.
+    #[arg(long, value_name = "BYTES")]
+    capacity: Option<u64>,
     /// The node budget of the `optimal` strategy.
     #[arg(long, default_value_t = Strategy::DEFAULT_NODES)]
     nodes: u64,
@@ -52,12 +56,12 @@ struct Cli {
     #[arg(long)]
     synthetic: bool,
     /// Synthetic shapes, comma separated: packing instances from
-    /// `chain,residual,random,all_live,seven_steps,nested`, whole problems from
+    /// `chain,residual,random,all_live,seven_steps,nested,staggered`, whole problems from
     /// `in_place_chain,spill_nested,pinned_nested`.
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "chain,residual,random,all_live,seven_steps,nested,in_place_chain,spill_nested,pinned_nested"
+        default_value = "chain,residual,random,all_live,seven_steps,nested,staggered,in_place_chain,spill_nested,pinned_nested"
     )]
     shapes: Vec<String>,
     /// Synthetic sizes (buffers), comma separated.
@@ -93,17 +97,29 @@ fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-/// Plans `input` with `strategy` `runs` times; the plan, and the times in ms.
-fn time_plan(input: &Input, strategy: Strategy, runs: usize) -> Result<(Plan, Vec<f64>), String> {
+/// A plan, or the bytes a plan that overflowed its region needed.
+type Planned = Result<Plan, u64>;
+
+/// Plans `input` with `strategy` `runs` times; the plan (or the bytes of one that did not
+/// fit its region), and the times in ms.
+fn time_plan(
+    input: &Input,
+    strategy: Strategy,
+    runs: usize,
+) -> Result<(Planned, Vec<f64>), String> {
     let label = format!("{}: {}", input.label, strategy.name());
-    repeat(runs, &label, || {
-        plan(&input.problem, strategy).map_err(|errors| {
+    repeat(runs, &label, || match plan(&input.problem, strategy) {
+        Ok(p) => Ok(Ok(p)),
+        Err(errors) => {
+            if let [memplan_planner::PlanError::Overflow(o)] = &errors[..] {
+                return Ok(Err(o.needed));
+            }
             let words: Vec<String> = errors
                 .iter()
                 .map(|e| e.display(&input.problem).to_string())
                 .collect();
-            format!("{label}: {}", words.join("\n"))
-        })
+            Err(format!("{label}: {}", words.join("\n")))
+        }
     })
 }
 
@@ -205,6 +221,7 @@ fn run_files(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
             "bytes",
             "proven_optimal",
             "ms",
+            "fits",
         ])
         .map_err(csv_err)?;
     eprintln!(
@@ -222,7 +239,7 @@ fn run_files(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
                     |f| f.to_string_lossy().to_string(),
                 ),
             };
-            let Some(input) = inputs::read(&path, label).map_err(|e| e.to_string())? else {
+            let Some(mut input) = inputs::read(&path, label).map_err(|e| e.to_string())? else {
                 eprintln!(
                     "skipped {}: neither an ExecuTorch nor a MiniMalloc header",
                     path.display()
@@ -230,16 +247,52 @@ fn run_files(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
                 continue;
             };
             seen += 1;
+            if let Some(c) = cli.capacity {
+                input.problem.regions[0].capacity = c;
+            }
             let n = input.problem.buffers.len();
             let mut lb = 0;
             for &strategy in strategies {
                 let (p, mut times) = time_plan(&input, strategy, cli.runs)?;
+                let ms = median(&mut times);
+                let p = match p {
+                    Ok(p) => p,
+                    Err(needed) => {
+                        let mut unbounded = input.problem.clone();
+                        unbounded.regions[0].capacity = inputs::ROOM;
+                        let lb = plan(&unbounded, Strategy::Greedy)
+                            .map_or(0, |p| p.regions[0].lower_bound);
+                        csv_out
+                            .write_record([
+                                input.label.clone(),
+                                n.to_string(),
+                                lb.to_string(),
+                                strategy.name().to_string(),
+                                needed.to_string(),
+                                "false".to_string(),
+                                format!("{ms:.3}"),
+                                "false".to_string(),
+                            ])
+                            .map_err(csv_err)?;
+                        table_row(Row {
+                            file: &input.label,
+                            buffers: n,
+                            lb,
+                            strategy: strategy.name(),
+                            bytes: needed,
+                            proven: false,
+                            ms: Some(ms),
+                            nodes: None,
+                        });
+                        eprintln!("  (over the capacity: {needed} bytes needed)");
+                        continue;
+                    }
+                };
                 validate(&input.problem, &p).map_err(|v| {
                     format!("{}: {}: invalid plan: {v}", input.label, strategy.name())
                 })?;
                 let r = &p.regions[0];
                 lb = r.lower_bound;
-                let ms = median(&mut times);
                 csv_out
                     .write_record([
                         input.label.clone(),
@@ -249,6 +302,7 @@ fn run_files(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
                         r.planned_bytes.to_string(),
                         r.proven_optimal.to_string(),
                         format!("{ms:.3}"),
+                        "true".to_string(),
                     ])
                     .map_err(csv_err)?;
                 table_row(Row {
@@ -280,6 +334,7 @@ fn run_files(cli: &Cli, strategies: &[Strategy]) -> Result<(), String> {
                         bytes.to_string(),
                         (bytes == lb).to_string(),
                         String::new(),
+                        cli.capacity.is_none_or(|c| bytes <= c).to_string(),
                     ])
                     .map_err(csv_err)?;
                 table_row(Row {

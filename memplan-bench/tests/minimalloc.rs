@@ -140,3 +140,30 @@ fn greedy_is_tflite_micros_greedy_planner_on_minimalloc_instances() {
         assert!(best_of <= tflm, "{file}: best_of {best_of}");
     }
 }
+
+/// Capacity first: posed as MiniMalloc poses them, "fit in 1,048,576 bytes", the default
+/// strategy finds a layout within the capacity on every file (J included, whose best
+/// known layout in the default budget without a capacity is above it), and the optima it
+/// proves without a capacity stay proven.
+#[test]
+#[cfg_attr(
+    not(minimalloc_data),
+    ignore = "needs the MiniMalloc inputs (see build.rs)"
+)]
+fn the_default_strategy_fits_every_minimalloc_instance_in_its_capacity() {
+    let dir = minimalloc_dir();
+    for &(file, lb, reached) in MINIMALLOC {
+        let mut p = minimalloc_problem(&dir, file);
+        p.regions[0].capacity = 1_048_576;
+        let out = plan(&p, Strategy::default()).unwrap_or_else(|e| {
+            panic!("{file}: {}", e[0].display(&p));
+        });
+        validate(&p, &out).unwrap();
+        let r = &out.regions[0];
+        assert!(r.planned_bytes <= 1_048_576, "{file}: {}", r.planned_bytes);
+        if reached {
+            assert_eq!(r.planned_bytes, lb, "{file}");
+            assert!(r.proven_optimal, "{file}");
+        }
+    }
+}

@@ -196,6 +196,12 @@ pub struct Overflow {
     /// Whether no plan of the region can use fewer than `needed` bytes (the strategy proved
     /// it, or `needed` meets the alignment-aware bound), so no strategy can make it fit.
     pub proven_optimal: bool,
+    /// Whether no layout of the region fits in `available` bytes: more bytes are live at
+    /// one step than that (`lower_bound` or `aligned` is over), `needed` is proven
+    /// optimal, or the search explored every layout up to `available` and found none.
+    /// When `false` (and the live bytes fit), a layout may exist that the strategy did not
+    /// find within its budget.
+    pub impossible: bool,
     /// The alignment-aware lower bound ([`crate::aligned_lower_bound`]): more than
     /// `lower_bound` when alignment padding alone costs bytes.
     pub aligned: crate::instance::AlignedBound,
@@ -334,17 +340,36 @@ impl PlanErrorDisplay<'_> {
                 "\nnote: no layout of these buffers fits in fewer than {} bytes, although at most {} are live at once: give the region {} bytes",
                 o.needed, o.lower_bound, o.needed
             )
-        } else {
+        } else if o.impossible {
             write!(
                 f,
-                "\nnote: at most {} bytes are live at once, which fits, but the `{}` strategy's layout leaves gaps between buffers (fragmentation)",
+                "\nnote: proven impossible: at most {} bytes are live at once, but the `{}` strategy's search explored every layout up to {} bytes and none fits (the buffers' lifetimes leave gaps no layout can fill)",
                 o.lower_bound,
-                o.strategy.name()
-            )?;
-            let stronger = match o.strategy {
-                Strategy::Greedy | Strategy::BestOf => Some(Strategy::DEFAULT_NODES * 50),
-                Strategy::Optimal { nodes } => nodes.checked_mul(50),
+                o.strategy.name(),
+                o.available
+            )
+        } else {
+            let (what, stronger) = match o.strategy {
+                Strategy::Greedy | Strategy::BestOf => (
+                    format!(
+                        "the `{}` strategy's layout leaves gaps between buffers (fragmentation)",
+                        o.strategy.name()
+                    ),
+                    Some(Strategy::DEFAULT_NODES * 50),
+                ),
+                Strategy::Optimal { nodes } => (
+                    format!(
+                        "no layout within {} bytes was found within the search's budget of {nodes} nodes (none is proven impossible either)",
+                        o.available
+                    ),
+                    nodes.checked_mul(50),
+                ),
             };
+            write!(
+                f,
+                "\nnote: at most {} bytes are live at once, which fits, but {what}",
+                o.lower_bound
+            )?;
             match stronger {
                 Some(nodes) => write!(
                     f,

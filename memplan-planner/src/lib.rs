@@ -26,7 +26,8 @@
 //! - [`validate`], a check of any plan against its problem that shares no code with the
 //!   strategies.
 //! - One region's packing problem ([`Instance`]) and [`pack`], which runs one [`Strategy`]
-//!   on it, for benchmarks and tools that have no regions; [`lower_bound`].
+//!   on it, for benchmarks and tools that have no regions ([`pack_within`] with a
+//!   capacity); [`lower_bound`].
 //! - [`files`]: the plan-file readers, and the `.tflite` and `.pte` model readers and
 //!   writers.
 //!
@@ -62,7 +63,7 @@ pub use plan::{Placed, Plan, RegionPlan, plan};
 pub use problem::{
     Buffer, DEFAULT_REGION_ALIGN, Lifetime, MAX_ALIGN, Placement, Problem, Region, Step,
 };
-pub use strategy::{Outcome, Strategy, StrategyError, pack};
+pub use strategy::{Fit, Outcome, Strategy, StrategyError, pack, pack_within};
 pub use validate::{Violation, validate};
 
 #[cfg(test)]

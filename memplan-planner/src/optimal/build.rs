@@ -17,8 +17,8 @@ pub(super) struct Part {
     /// Tells apart the preorders of parts made by a split (0 for a static part): a hash of
     /// the part's items, which fix the part's preorder.
     pub(super) salt: u128,
-    /// Set by the first node of the part (see [`Search::candidates`]): the Zobrist keys of
-    /// the unplaced locals outside the part, XORed, which stay put while the part is
+    /// Set by the first node of the part (see [`Search::candidates`]): the key terms of the
+    /// unplaced locals outside the part, summed, which stay put while the part is
     /// searched.
     pub(super) outside: u128,
     /// While the part is searched: its unplaced locals are the first `len` of its list.

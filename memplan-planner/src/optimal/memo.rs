@@ -1,9 +1,10 @@
 //! Remembered failed states: a node whose unplaced items sit at the same lowest offsets as a
 //! node that failed before, with no more candidates than it had, fails at once.
 //!
-//! A state's key is the XOR of one 128-bit Zobrist key per unplaced item of its part (the
-//! item and its lowest offset), and, for a part made by a split, a hash of the part's items
-//! (its preorder depends on them). Keys are looked up, never iterated, so the search stays
+//! A state's key is the sum (wrapping, 128 bits) of one term per unplaced item of its part,
+//! the item's random odd multiplier times its lowest offset plus one
+//! ([`super::state::state_term`]), XORed, for a part made by a split, with a hash of the
+//! part's items (its preorder depends on them). Keys are looked up, never iterated, so the search stays
 //! deterministic.
 
 use std::collections::HashMap;
@@ -12,9 +13,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// The most failed states remembered per decision search.
 const MAX_FAILED: usize = 1 << 20;
 
-/// One item at one offset, as a 128-bit Zobrist key: a node's state key is the XOR over
-/// its part's unplaced items. Two states that differ get equal keys with a chance of
-/// about 2^-128 per pair.
+/// A 128-bit hash of one item at one offset: the items' multipliers (at offset 0) and the
+/// hashes of a split part's items.
 pub(super) fn zobrist(u: usize, offset: u64) -> u128 {
     fn mix(mut z: u64) -> u64 {
         // SplitMix64's finaliser.

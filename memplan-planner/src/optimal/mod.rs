@@ -59,11 +59,21 @@
 //! `U = L` it is done, before building anything pairwise (the common case, and the reason
 //! a plan of 100,000 buffers all live at once costs no more than `best_of`). It also stops
 //! there, with `best_of`'s plan unproven, when the search's conflict graph would pass
-//! [`MAX_SEARCH_PAIRS`] pairs (counted first, in `O(n log n)`). Otherwise it asks the
-//! decision question for a sequence of capacities, each with a share of the budget,
-//! keeping the best layout found. Capacities are multiples of the instance's *grain* (a
-//! number that divides every size, pinned offset and alignment larger than it, so every
-//! layout's bytes: MiniMalloc's sizes are multiples of 1024), and `L` is rounded up to one.
+//! [`MAX_SEARCH_PAIRS`] pairs, or a static part would hold more than [`MAX_PART_ITEMS`]
+//! items (both counted first, in `O(n log n)`), and when `L` is above the capacity asked
+//! ([`optimal_within`]: no layout fits). Otherwise it asks the decision question for a
+//! sequence of capacities, each with a share of the budget, keeping the best layout
+//! found. Capacities are multiples of the instance's *grain* (a number that divides every
+//! size, pinned offset and alignment larger than it, so every layout's bytes: MiniMalloc's
+//! sizes are multiples of 1024), and `L` is rounded up to one.
+//!
+//! 0. When a capacity is given and `U` is above it: the capacity (rounded down to the
+//!    grain), with the whole budget: a layout within it is what the caller needs, and on
+//!    MiniMalloc's instances, posed that way, it is often far easier than the lower
+//!    bound (J: 411 nodes at 1,048,576 bytes, while 2,000,000 do not settle 1,040,384).
+//!    A proof that none fits ends the search ([`Fit::Impossible`]); running out of
+//!    nodes too ([`Fit::NotFound`]); a layout found goes on to step 1 with what
+//!    is left.
 //!
 //! 1. `C = L`, with 93 % of the budget up to [`FIRST_MOST`] nodes (and never less than
 //!    half of it): on adversarial perfect packings the lower bound is the optimum, and a
@@ -138,6 +148,21 @@ pub struct OptimalOutcome {
     pub lower_bound: u64,
     /// Search nodes used (at most the budget).
     pub nodes: u64,
+    /// What is known of the capacity asked ([`optimal_within`]).
+    pub fit: Fit,
+}
+
+/// Whether a layout within a capacity exists, as far as a strategy knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fit {
+    /// The layout returned is within the capacity.
+    Fits,
+    /// No layout within the capacity was found, and none is proven impossible: the search
+    /// ran out of its budget (or did not run).
+    NotFound,
+    /// No layout fits within the capacity: the lower bound is above it, or the search
+    /// explored every canonical layout up to it.
+    Impossible,
 }
 
 /// The most conflicting pairs (edges of the search's conflict graph, 32 MiB of adjacency
@@ -146,14 +171,16 @@ pub struct OptimalOutcome {
 /// bounded whatever the shape.
 pub(crate) const MAX_SEARCH_PAIRS: u64 = 1 << 22;
 
-/// The exact search under a budget of `nodes` search nodes (see the module documentation):
-/// [`crate::best_of::best_of`]'s layout improved as far as the budget allows.
-///
-/// The result never uses more bytes than `best_of`'s, respects every item's alignment and
-/// pinned offset, and is reported proven optimal when its bytes equal a proven lower bound.
-/// `nodes = 0` returns `best_of`'s layout, and so does an instance whose search would
-/// need more than [`MAX_SEARCH_PAIRS`] conflicting pairs (counted in `O(n log n)` before
-/// anything pairwise is built).
+/// The most movable items with bytes in one static part (the items between two cut lines)
+/// the search is run on. A node costs time linear in its part's items (its candidates are
+/// a pass over them), so above it [`optimal`] returns `best_of`'s plan as it is, unproven
+/// unless it meets the lower bound, with 0 nodes: a node budget then never costs more
+/// than about `nodes * MAX_PART_ITEMS` steps (under a second in a release build at the
+/// default budget), however many items the instance has.
+pub(crate) const MAX_PART_ITEMS: usize = 4096;
+
+/// The exact search under a budget of `nodes` search nodes, with no capacity: [`optimal_within`]
+/// with `capacity = u64::MAX`.
 ///
 /// # Errors
 ///
@@ -162,7 +189,34 @@ pub(crate) const MAX_SEARCH_PAIRS: u64 = 1 << 22;
 /// # Panics
 ///
 /// If the instance has more than `u32::MAX` items.
+#[cfg(test)]
 pub fn optimal(instance: &Instance, nodes: u64) -> Result<OptimalOutcome, SizeOverflow> {
+    optimal_within(instance, nodes, u64::MAX)
+}
+
+/// The exact search under a budget of `nodes` search nodes (see the module documentation):
+/// [`crate::best_of::best_of`]'s layout improved as far as the budget allows, a layout
+/// within `capacity` bytes sought first when `best_of`'s is not.
+///
+/// The result never uses more bytes than `best_of`'s, respects every item's alignment and
+/// pinned offset, and is reported proven optimal when its bytes equal a proven lower bound.
+/// `nodes = 0` returns `best_of`'s layout, and so does an instance whose search would
+/// need more than [`MAX_SEARCH_PAIRS`] conflicting pairs (counted in `O(n log n)` before
+/// anything pairwise is built). When `best_of`'s layout fits in `capacity` the capacity
+/// changes nothing: the search minimises as it would without one.
+///
+/// # Errors
+///
+/// [`SizeOverflow`] when an offset plus a size overflows `u64`.
+///
+/// # Panics
+///
+/// If the instance has more than `u32::MAX` items.
+pub fn optimal_within(
+    instance: &Instance,
+    nodes: u64,
+    capacity: u64,
+) -> Result<OptimalOutcome, SizeOverflow> {
     let start = best_of(instance)?;
     let mut bound = lower_bound(instance)
         .0
@@ -176,9 +230,24 @@ pub fn optimal(instance: &Instance, nodes: u64) -> Result<OptimalOutcome, SizeOv
     let g = grain(instance);
     bound = bound.div_ceil(g).saturating_mul(g);
     let best = start;
-    if best.bytes <= bound || nodes == 0 || too_large(instance) {
+    let fit_of = |bytes: u64, bound: u64| {
+        if bytes <= capacity {
+            Fit::Fits
+        } else if bound > capacity {
+            Fit::Impossible
+        } else {
+            Fit::NotFound
+        }
+    };
+    if best.bytes <= bound
+        || nodes == 0
+        || bound > capacity
+        || too_large(instance)
+        || part_too_large(instance)
+    {
         return Ok(OptimalOutcome {
             proven_optimal: best.bytes <= bound,
+            fit: fit_of(best.bytes, bound),
             lower_bound: bound,
             layout: best,
             nodes: 0,
@@ -193,37 +262,38 @@ pub fn optimal(instance: &Instance, nodes: u64) -> Result<OptimalOutcome, SizeOv
         grain: g,
         left: nodes,
     };
-    // 1. The lower bound: a layout there is optimal.
-    let first = (u128::from(nodes) * 93 / 100).min(u128::from(FIRST_MOST)) as u64;
-    run.ask(run.bound, first.max(nodes.div_ceil(2)))?;
-    // 2. A bisection between the lowest capacity not given up on and the best layout.
-    let mut floor = run.bound;
-    while run.left > 0 && floor < run.best.bytes {
-        let (f, b) = (floor / g, run.best.bytes / g);
-        let cap = (f + (b - 1 - f) / 2) * g;
-        match run.ask(cap, run.share())? {
+    // 0. Capacity first: any layout within it, with the whole budget (MiniMalloc's
+    // decision problem); what is left minimises.
+    if run.best.bytes > capacity {
+        let cap = capacity / g * g;
+        match run.ask(cap, run.left)? {
             Status::Found => {}
-            Status::Infeasible | Status::OutOfNodes => floor = floor.max(cap + g),
-        }
-    }
-    // 3. The capacities given up on, down from the best layout, with what is left: one
-    // the search ran out of nodes on is not always harder than the ones below it.
-    let mut below = 1u64;
-    while run.left > 0 && run.best.bytes > run.bound {
-        let cap = run.best.bytes - below.saturating_mul(g).min(run.best.bytes);
-        if cap < run.bound {
-            break;
-        }
-        match run.ask(cap, run.share())? {
-            Status::Found => below = 1,
-            // Proven out of reach; those in between were tried and ran out of nodes.
-            Status::Infeasible if below > 1 => break,
+            // Proven: nothing fits (the bound is now above the capacity).
             Status::Infeasible => {}
-            Status::OutOfNodes => below += 1,
+            Status::OutOfNodes => {
+                return Ok(OptimalOutcome {
+                    proven_optimal: false,
+                    fit: Fit::NotFound,
+                    lower_bound: run.bound,
+                    layout: run.best,
+                    nodes: nodes - run.left,
+                });
+            }
+        }
+        if run.bound > capacity {
+            return Ok(OptimalOutcome {
+                proven_optimal: run.best.bytes <= run.bound,
+                fit: Fit::Impossible,
+                lower_bound: run.bound,
+                layout: run.best,
+                nodes: nodes - run.left,
+            });
         }
     }
+    run.minimise()?;
     Ok(OptimalOutcome {
         proven_optimal: run.best.bytes <= run.bound,
+        fit: fit_of(run.best.bytes, run.bound),
         lower_bound: run.bound,
         layout: run.best,
         nodes: nodes - run.left,
@@ -246,6 +316,45 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
+    /// Steps 1 to 3 of the driver (the module documentation) with the budget left.
+    fn minimise(&mut self) -> Result<(), SizeOverflow> {
+        let g = self.grain;
+        let nodes = self.left;
+        if nodes == 0 || self.best.bytes <= self.bound {
+            return Ok(());
+        }
+        // 1. The lower bound: a layout there is optimal.
+        let first = (u128::from(nodes) * 93 / 100).min(u128::from(FIRST_MOST)) as u64;
+        self.ask(self.bound, first.max(nodes.div_ceil(2)))?;
+        // 2. A bisection between the lowest capacity not given up on and the best layout.
+        let mut floor = self.bound;
+        while self.left > 0 && floor < self.best.bytes {
+            let (f, b) = (floor / g, self.best.bytes / g);
+            let cap = (f + (b - 1 - f) / 2) * g;
+            match self.ask(cap, self.share())? {
+                Status::Found => {}
+                Status::Infeasible | Status::OutOfNodes => floor = floor.max(cap + g),
+            }
+        }
+        // 3. The capacities given up on, down from the best layout, with what is left: one
+        // the search ran out of nodes on is not always harder than the ones below it.
+        let mut below = 1u64;
+        while self.left > 0 && self.best.bytes > self.bound {
+            let cap = self.best.bytes - below.saturating_mul(g).min(self.best.bytes);
+            if cap < self.bound {
+                break;
+            }
+            match self.ask(cap, self.share())? {
+                Status::Found => below = 1,
+                // Proven out of reach; those in between were tried and ran out of nodes.
+                Status::Infeasible if below > 1 => break,
+                Status::Infeasible => {}
+                Status::OutOfNodes => below += 1,
+            }
+        }
+        Ok(())
+    }
+
     /// A question's share of the budget: a quarter of what is left, at least one node per
     /// item.
     fn share(&self) -> u64 {
@@ -309,6 +418,29 @@ fn grain(instance: &Instance) -> u64 {
 /// and it is stored at `O(log S)` nodes of the floor tree.)
 fn too_large(instance: &Instance) -> bool {
     pairs(instance) > MAX_SEARCH_PAIRS
+}
+
+/// Whether a static part of the search would have more than [`MAX_PART_ITEMS`] items
+/// (counted in `O(n log n)`, before anything is built).
+fn part_too_large(instance: &Instance) -> bool {
+    let movable = Instance::new(
+        instance
+            .items
+            .iter()
+            .filter(|it| it.size > 0 && it.fixed.is_none())
+            .copied()
+            .collect(),
+    );
+    if movable.items.len() <= MAX_PART_ITEMS {
+        return false;
+    }
+    let (part_of, parts) = crate::timeline::Timeline::new(&movable).parts();
+    let mut count = vec![0usize; parts];
+    part_of.iter().any(|&p| {
+        let c = &mut count[p as usize];
+        *c += 1;
+        *c > MAX_PART_ITEMS
+    })
 }
 
 /// The bytes each static part of the search uses in `layout`.

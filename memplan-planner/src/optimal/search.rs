@@ -8,7 +8,7 @@ use crate::instance::Instance;
 use super::build::{Locals, Part, Sections};
 use super::memo::{Memo, zobrist};
 use super::preorder::{PREORDERS, Preorder};
-use super::state::{State, UNPLACED};
+use super::state::{State, UNPLACED, state_term};
 
 /// A decision search's result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,7 +146,7 @@ impl Search {
         let start = self.stack.cands.len();
         // Only this part's locals were placed or raised since its first node, and every one
         // still fits (or the placement failed).
-        let key = part.salt ^ self.st.unplaced_key ^ part.outside;
+        let key = part.salt ^ self.st.unplaced_key.wrapping_sub(part.outside);
         self.last_key = key;
         // The same unplaced items at the same lowest offsets failed before with at least
         // these candidates.
@@ -230,11 +230,10 @@ impl Search {
         let start = self.stack.cands.len();
         let mut min_height = u64::MAX;
         let mut dead = false;
-        let mut key = 0u128;
-        key ^= part.salt;
+        let mut sum = 0u128;
         for &u in self.unplaced(&part) {
             let u = u as usize;
-            key ^= self.st.zkey[u];
+            sum = sum.wrapping_add(state_term(self.st.hkey[u], self.st.min_off[u]));
             let h = self.st.min_off[u].saturating_add(self.loc.size[u]);
             if h > cap {
                 dead = true;
@@ -245,8 +244,9 @@ impl Search {
         if part.len == 0 {
             return None;
         }
+        let key = part.salt ^ sum;
         self.last_key = key;
-        self.stack.parts[p].outside = key ^ part.salt ^ self.st.unplaced_key;
+        self.stack.parts[p].outside = self.st.unplaced_key.wrapping_sub(sum);
         if !dead && let Some(at) = self.memos[self.keys].failed_at(key) {
             dead = at <= (0, 0);
         }

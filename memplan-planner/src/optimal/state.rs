@@ -18,13 +18,24 @@ enum Undo {
     MinOff(u32, u64),
 }
 
+/// A local's term in a state's key: its multiplier `hkey` (random and odd) times its lowest
+/// offset plus one, wrapping. A state's key is the sum of the terms of its unplaced locals:
+/// two different states get the same key when `sum(hkey[u] * d[u]) = 0 mod 2^128` for
+/// their differences `d`, with a chance of about `2^-118` per pair (offsets differ by
+/// multiples of at most `2^10` on MiniMalloc's instances), and a local raised from `old`
+/// to `m` changes it by one product, `hkey * (m - old)`, where a table of random keys per
+/// offset (Zobrist's) needs two hashes.
+pub(super) fn state_term(hkey: u128, min_off: u64) -> u128 {
+    hkey.wrapping_mul(u128::from(min_off) + 1)
+}
+
 /// The state of a node.
 pub(super) struct State {
     /// Each local's offset, or [`UNPLACED`].
     pub(super) off: Vec<u64>,
-    /// `zobrist(u, min_off[u])`, kept up to date.
-    pub(super) zkey: Vec<u128>,
-    /// The `zkey` of every unplaced local, XORed.
+    /// Each local's random odd multiplier ([`state_term`]).
+    pub(super) hkey: Vec<u128>,
+    /// `state_term(u)` summed over every unplaced local (wrapping).
     pub(super) unplaced_key: u128,
     /// How many locals are placed.
     pub(super) placed: u64,
@@ -44,7 +55,7 @@ impl State {
         let m = loc.len();
         State {
             off: vec![UNPLACED; m],
-            zkey: vec![0; m],
+            hkey: (0..m).map(|u| zobrist(u, 0) | 1).collect(),
             unplaced_key: 0,
             placed: 0,
             min_off: vec![0; m],
@@ -59,13 +70,9 @@ impl State {
     pub(super) fn reset(&mut self, loc: &Locals, sec: &Sections) {
         self.off.iter_mut().for_each(|o| *o = UNPLACED);
         self.min_off.clone_from(&loc.base_min);
-        self.zkey = self
-            .min_off
-            .iter()
-            .enumerate()
-            .map(|(u, &m)| zobrist(u, m))
-            .collect();
-        self.unplaced_key = self.zkey.iter().fold(0, |k, &z| k ^ z);
+        self.unplaced_key = (0..self.min_off.len()).fold(0, |k: u128, u| {
+            k.wrapping_add(state_term(self.hkey[u], self.min_off[u]))
+        });
         self.placed = 0;
         self.rem.clone_from(&sec.total);
         self.cut.clone_from(&sec.cut0);
@@ -88,7 +95,7 @@ impl State {
         let x = self.min_off[b];
         let top = x.saturating_add(loc.size[b]);
         self.off[b] = x;
-        self.unplaced_key ^= self.zkey[b];
+        self.unplaced_key = self.unplaced_key.wrapping_sub(state_term(self.hkey[b], x));
         self.placed += 1;
         self.log.push(Undo::Place(b as u32));
         self.floors.begin();
@@ -112,9 +119,10 @@ impl State {
                 self.log.push(Undo::MinOff(u as u32, old));
                 let m = loc.lowest(u, top);
                 self.min_off[u] = m;
-                self.unplaced_key ^= self.zkey[u];
-                self.zkey[u] = zobrist(u, m);
-                self.unplaced_key ^= self.zkey[u];
+                // `m > old`: the term grows by `hkey * (m - old)`.
+                self.unplaced_key = self
+                    .unplaced_key
+                    .wrapping_add(self.hkey[u].wrapping_mul(u128::from(m - old)));
                 self.floors.moved(u, old, &self.min_off, false);
                 if m.saturating_add(loc.size[u]) > cap {
                     alive = false;
@@ -172,7 +180,9 @@ impl State {
                 Some(Undo::Place(b)) => {
                     let b = b as usize;
                     self.off[b] = UNPLACED;
-                    self.unplaced_key ^= self.zkey[b];
+                    self.unplaced_key = self
+                        .unplaced_key
+                        .wrapping_add(state_term(self.hkey[b], self.min_off[b]));
                     self.placed -= 1;
                     self.floors.returned(b, self.min_off[b], true);
                     let (lo, hi) = (loc.span[b].0 as usize, loc.span[b].1 as usize);
@@ -185,10 +195,13 @@ impl State {
                     }
                 }
                 Some(Undo::MinOff(u, v)) => {
-                    self.min_off[u as usize] = v;
-                    self.unplaced_key ^= self.zkey[u as usize];
-                    self.zkey[u as usize] = zobrist(u as usize, v);
-                    self.unplaced_key ^= self.zkey[u as usize];
+                    let u = u as usize;
+                    let d = self.min_off[u] - v;
+                    self.min_off[u] = v;
+                    self.unplaced_key = self
+                        .unplaced_key
+                        .wrapping_sub(self.hkey[u].wrapping_mul(u128::from(d)));
+                    let u = u as u32;
                     self.floors.returned(u as usize, v, false);
                 }
                 None => {}

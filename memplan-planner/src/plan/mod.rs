@@ -297,6 +297,9 @@ fn finish_region(
             peak_step: peak,
             live_at_peak,
             proven_optimal: out.proven_optimal || out.layout.bytes <= aligned.bytes,
+            impossible: out.fit == crate::strategy::Fit::Impossible
+                || lb > cap
+                || aligned.bytes > cap,
             aligned,
             strategy,
         }));

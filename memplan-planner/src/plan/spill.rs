@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use crate::error::PlanError;
 use crate::instance::{Instance, Item};
 use crate::problem::Problem;
-use crate::strategy::{Outcome, Strategy, pack};
+use crate::strategy::{Outcome, Strategy, pack_within};
 use crate::timeline::Timeline;
 
 use super::groups::Group;
@@ -216,7 +216,8 @@ pub(super) fn pack_region(
             .map(|&g| groups[g].instance_pieces())
             .collect();
     }
-    let out = pack(strategy, &instance).map_err(|e| PlanError::SizeOverflow {
+    let capacity = problem.regions[r].capacity;
+    let out = pack_within(strategy, &instance, capacity).map_err(|e| PlanError::SizeOverflow {
         buffers: groups[members[e.item]].members.clone(),
         region: Some(r),
     })?;

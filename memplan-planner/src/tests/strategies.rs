@@ -381,3 +381,117 @@ proptest! {
         matches_exhaustion(&instance)?;
     }
 }
+
+/// Capacity first: a capacity that the lower bound allows but no layout meets is proven
+/// impossible by the search, and the message says so; with too small a budget it is "not
+/// found", with the help line.
+#[test]
+fn a_capacity_no_layout_meets_is_proven_impossible_or_not_found() {
+    // The pinned instance above: lower bound 12, optimum 16.
+    let mut p = item(4, 0, 2);
+    p.fixed = Some(4);
+    let inst = Instance::new(vec![p, item(8, 0, 0), item(4, 1, 2), item(4, 2, 2)]);
+    let out = crate::pack_within(Strategy::Optimal { nodes: 1000 }, &inst, 15).unwrap();
+    assert_eq!(out.fit, crate::Fit::Impossible);
+    assert_eq!(out.layout.bytes, 16);
+    let out = crate::pack_within(Strategy::Optimal { nodes: 1000 }, &inst, 16).unwrap();
+    assert_eq!((out.fit, out.layout.bytes), (crate::Fit::Fits, 16));
+    // Greedy does not search: 15 is not proven out of reach.
+    let out = crate::pack_within(Strategy::Greedy, &inst, 15).unwrap();
+    assert_eq!(out.fit, crate::Fit::NotFound);
+    // Below the lower bound: impossible whatever the strategy.
+    let out = crate::pack_within(Strategy::Greedy, &inst, 11).unwrap();
+    assert_eq!(out.fit, crate::Fit::Impossible);
+
+    let problem = |capacity| Problem {
+        regions: vec![Region {
+            name: "r".into(),
+            capacity,
+            align: 1,
+        }],
+        buffers: vec![
+            Buffer::new("p", 4, 0, 0, 2).pinned_at(4),
+            Buffer::new("a", 8, 0, 0, 0),
+            Buffer::new("b", 4, 0, 1, 2),
+            Buffer::new("c", 4, 0, 2, 2),
+        ],
+    };
+    // 14: the search proves nothing fits, not yet that 16 is optimal.
+    let pb = problem(14);
+    let errors = plan(&pb, Strategy::default()).unwrap_err();
+    let crate::PlanError::Overflow(o) = &errors[0] else {
+        panic!("{errors:?}");
+    };
+    assert!(o.impossible && o.is_fragmentation());
+    let text = errors[0].display(&pb).to_string();
+    // Here the proof also makes 16 optimal, which the message says instead.
+    assert!(
+        text.contains("no layout of these buffers fits in fewer than 16"),
+        "{text}"
+    );
+    assert!(!text.contains("help:"), "{text}");
+    let unproven = crate::PlanError::Overflow(crate::Overflow {
+        proven_optimal: false,
+        ..o.clone()
+    });
+    let text = unproven.display(&pb).to_string();
+    assert!(text.contains("proven impossible"), "{text}");
+    assert!(!text.contains("help:"), "{text}");
+    let errors = plan(&pb, Strategy::Greedy).unwrap_err();
+    let text = errors[0].display(&pb).to_string();
+    assert!(
+        text.contains("fragmentation") && text.contains("help:"),
+        "{text}"
+    );
+}
+
+/// Capacity first: where a layout within the capacity exists, the default strategy finds it
+/// (here the lower bound, 13 bytes; `best_of`'s orders need 15).
+#[test]
+fn the_default_strategy_finds_a_layout_within_the_capacity() {
+    let inst = Instance::new(vec![
+        item(4, 1, 2),
+        item(4, 3, 4),
+        item(2, 2, 3),
+        item(3, 2, 4),
+        item(2, 3, 4),
+        item(4, 4, 6),
+        item(4, 0, 2),
+    ]);
+    assert_eq!(best_of(&inst).unwrap().bytes, 15);
+    let out = crate::pack_within(Strategy::default(), &inst, 13).unwrap();
+    check(&inst, &out.layout).unwrap();
+    assert_eq!((out.fit, out.layout.bytes), (crate::Fit::Fits, 13));
+    assert!(out.proven_optimal);
+    // With one node the search gives up: not found, not proven impossible.
+    let out = crate::pack_within(Strategy::Optimal { nodes: 1 }, &inst, 13).unwrap();
+    assert_eq!((out.fit, out.layout.bytes), (crate::Fit::NotFound, 15));
+    let problem = Problem {
+        regions: vec![Region {
+            name: "r".into(),
+            capacity: 13,
+            align: 1,
+        }],
+        buffers: inst
+            .items
+            .iter()
+            .enumerate()
+            .map(|(i, it)| {
+                Buffer::new(
+                    format!("b{i}"),
+                    it.size,
+                    0,
+                    it.lifetime.first,
+                    it.lifetime.last,
+                )
+            })
+            .collect(),
+    };
+    let errors = plan(&problem, Strategy::Optimal { nodes: 1 }).unwrap_err();
+    let text = errors[0].display(&problem).to_string();
+    assert!(
+        text.contains("no layout within 13 bytes was found within the search's budget of 1 nodes")
+            && text.contains("help: a longer search"),
+        "{text}"
+    );
+}

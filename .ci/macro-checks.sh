@@ -3,7 +3,8 @@
 # fails to build for a 32-bit target, with memplan's message (the same plan is valid for a
 # 64-bit target, but checking that would make rustc const-evaluate a 5 GiB static, so it is
 # not run here); a large capacity with a small plan builds for it. And the macro's dependency
-# tree (its own and a no_std library's that uses it) has no serde crate.
+# tree (its own, a no_std library's that uses it, and the firmware's with memplan-build) has
+# no serde crate.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rustup target add thumbv7em-none-eabihf >/dev/null
@@ -25,7 +26,11 @@ echo "ok: the 32-bit build fails with: memplan: the plan needs more bytes than t
 
 echo "-- the macro builds without serde: CSV plan files are read with csv-core, JSON ones are"
 echo "   memplan-planner's optional feature"
-for tree in "cargo tree -p memplan-macros -e normal" "cargo tree --manifest-path tests/cross-lib/Cargo.toml -e normal"; do
+# The firmware's tree with its build-dependencies: memplan-build shares memplan-planner with
+# the macro, so its `json` feature (off by default) would bring serde back.
+for tree in "cargo tree -p memplan-macros -e normal" \
+    "cargo tree --manifest-path tests/cross-lib/Cargo.toml -e normal" \
+    "cargo tree --manifest-path examples/firmware/Cargo.toml -e normal,build --target thumbv7em-none-eabihf"; do
   out=$($tree) || { echo "FAIL: \`$tree\` failed"; exit 1; }
   if grep -E " (serde|serde_core|serde_derive|serde_json) v" <<<"$out"; then
     echo "FAIL: \`$tree\` has serde (above): memory_plan! must build without it"; exit 1

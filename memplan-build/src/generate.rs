@@ -1,14 +1,14 @@
 //! Generated source from a plan file: a build script reads a plan file (ExecuTorch,
-//! MiniMalloc or placed CSV, or memplan's JSON, told apart by content), plans it exactly as
-//! `memplan plan` and `memplan emit` do, and writes the `memory_plan!` invocation of the
-//! plan into `OUT_DIR`, which the crate `include!`s. The macro plans the invocation again
-//! at compile time, to the same offsets (the text is checked against the plan before it
-//! is written).
+//! MiniMalloc or placed CSV, or, with the `json` feature, memplan's JSON, told apart by
+//! content), plans it exactly as `memplan plan` and `memplan emit` do, and writes the
+//! `memory_plan!` invocation of the plan into `OUT_DIR`, which the crate `include!`s. The
+//! macro plans the invocation again at compile time, to the same offsets (the text is
+//! checked against the plan before it is written).
 
 use std::path::{Path, PathBuf};
 
 use memplan_lang::write::{self, WriteOptions};
-use memplan_planner::files::{ProblemOptions, read_any};
+use memplan_planner::files::{Format, ProblemOptions, detect, read_any};
 use memplan_planner::{Plan, Problem, Region, Strategy, validate};
 
 use crate::Error;
@@ -32,6 +32,10 @@ use crate::Error;
 ///
 /// and in the crate: `include!(concat!(env!("OUT_DIR"), "/model.rs"));`, which declares
 /// `mod model` as `memory_plan!` does.
+///
+/// CSV plan files are always read; memplan's JSON plan files need the crate's `json`
+/// feature, off by default because it brings serde into the build of the macro too (a
+/// build-dependency and the macro share one memplan-planner).
 #[derive(Clone, Debug)]
 pub struct PlanFile {
     path: PathBuf,
@@ -111,7 +115,8 @@ impl PlanFile {
     ///
     /// # Errors
     ///
-    /// [`Error::Plan`]: the file cannot be read or is malformed (file, line and column),
+    /// [`Error::Plan`]: the file cannot be read or is malformed (file, line and column), is
+    /// a JSON file and the crate is built without its `json` feature,
     /// the options do not apply to it, it has no plan (the planner's errors, naming
     /// buffers with their lines), or the module name is not an identifier.
     pub fn generate(&self) -> Result<(String, Problem, Plan), Error> {
@@ -123,7 +128,7 @@ impl PlanFile {
             file: path.clone(),
             message,
         };
-        let file = read_any(&path).map_err(|e| err(e.to_string()))?;
+        let file = read_any(&path).map_err(|e| err(json_hint(&path, e.to_string())))?;
         let problem = file
             .problem(&self.options)
             .map_err(|e| err(e.to_string()))?;
@@ -177,5 +182,48 @@ impl PlanFile {
             problem,
             plan,
         })
+    }
+}
+
+/// `message`, the reader's error for `path`, and, for a JSON file read without the `json`
+/// feature, what to add to the build-dependency.
+fn json_hint(path: &Path, message: String) -> String {
+    if cfg!(feature = "json") {
+        return message;
+    }
+    let json = memplan_planner::files::read_text(path)
+        .is_ok_and(|text| detect(&text) == Some(Format::Json));
+    if !json {
+        return message;
+    }
+    format!(
+        "{message}; memplan-build reads JSON plan files with its `json` feature: `memplan-build = {{ version = \"={}\", features = [\"json\"] }}` in [build-dependencies]",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_json_file_without_the_feature_says_which_feature_reads_it() {
+        let json = r#"{"buffers": [{"name": "a", "size": 8, "first": 0, "last": 0}]}"#;
+        let path = std::env::temp_dir().join(format!("memplan-build-{}.json", std::process::id()));
+        std::fs::write(&path, json).unwrap();
+        let result = PlanFile::new(&path, "m").generate();
+        std::fs::remove_file(&path).unwrap();
+        // The planner reads JSON with this crate's feature, or with its own turned on by
+        // another package of the build (feature unification, as in the workspace's tests).
+        if memplan_planner::files::parse_any(json, "m.json").is_ok() {
+            result.unwrap();
+        } else {
+            assert!(!cfg!(feature = "json"));
+            let e = result.unwrap_err().to_string();
+            assert!(
+                e.contains("memplan-build reads JSON plan files with its `json` feature"),
+                "{e}"
+            );
+        }
     }
 }

@@ -5,7 +5,8 @@
 //!
 //! ```toml
 //! [build-dependencies]
-//! memplan-build = { path = "../memplan/memplan-build" }   # the same version as memplan-runtime
+//! # The same version as memplan-runtime, exactly. Once published: memplan-build = "=0.1.0"
+//! memplan-build = { path = "../memplan/memplan-build", version = "=0.1.0" }
 //! ```
 //!
 //! In `build.rs`'s `main`:

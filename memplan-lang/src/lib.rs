@@ -4,6 +4,12 @@
 //! so they accept the same input and print the same messages (as `defmt-parser` serves
 //! defmt's macros and its host decoder).
 //!
+//! **This crate is an implementation detail of memplan, with no stability promise.** Its
+//! API may change in any release, patch releases included; it is released with the other
+//! memplan crates at exactly the same version, which they pin with `=`. Use
+//! `memplan-runtime` (the macro), `memplan-build` (build scripts) or `memplan-cli` (the
+//! `memplan` command) instead of depending on it.
+//!
 //! The pipeline reads parse -> lower -> plan -> emit, a module each:
 //!
 //! - [`parse`]: the syntax tree with spans, one statement at a time;

@@ -1,11 +1,11 @@
 //! Plan files: the CSV that ExecuTorch's memory planning exports
 //! (`name,mem_id,offset,size,first,last,dtype,shape`, inclusive lifetimes) and MiniMalloc's
-//! benchmark format (`id,lower,upper,size`, half-open lifetimes), read with the `csv` crate.
+//! benchmark format (`id,lower,upper,size`, half-open lifetimes), read with `csv-core`.
 //! Errors name the file and the 1-based line.
 //!
 //! The two layouts are fixed, so their columns are looked up by name in the header and
-//! read field by field (no serde derive: this crate is built inside every firmware build,
-//! through the macro).
+//! read field by field (no serde, no `csv` crate: this crate is built inside every
+//! firmware build, through the macro).
 //!
 //! Beside them: [`placed`], a plan with its offsets (`name,offset,size,first,last`, what
 //! `memplan-bench --write-plans` writes); `json` (feature `json`), memplan's own JSON

@@ -469,7 +469,7 @@ mod tests {
 
     #[test]
     fn aligned_lower_bound_counts_padding_between_items() {
-        // BL-02: twenty 10-byte items at alignment 4, all live at step 0: 19 * 12 + 10.
+        // Twenty 10-byte items at alignment 4, all live at step 0: 19 * 12 + 10, not 200.
         let inst = Instance {
             pieces: Vec::new(),
             items: (0..20).map(|_| item(10, 4, 0, 0)).collect(),

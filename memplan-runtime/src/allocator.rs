@@ -186,7 +186,8 @@ impl<'a> MemoryAllocator<'a> {
         let last = self.last.get();
         let mask = align - 1;
         // `above + 1` is the cursor rounded up to a multiple of `align`: the address, not
-        // the offset, is aligned (BL-12).
+        // the offset, is aligned (a bump allocator that aligned the offset handed out
+        // misaligned addresses from a misaligned buffer).
         let above = last.addr() | mask;
         let Some(new_last) = above.checked_add(size) else {
             // The aligned end does not fit a `usize`.
@@ -208,7 +209,7 @@ impl<'a> MemoryAllocator<'a> {
     }
 
     /// A zero-size request: an aligned address in the buffer or one past its end, else a
-    /// dangling aligned pointer; the cursor does not move, padding included (BL-05).
+    /// dangling aligned pointer; the cursor does not move, padding included.
     #[cold]
     fn allocate_zero_size(&self, align: usize) -> Result<NonNull<u8>, Error> {
         let above = self.last.get().addr() | (align - 1);

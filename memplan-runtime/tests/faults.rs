@@ -1,5 +1,6 @@
-//! Runtime cases of ../shared/cases/faults.md, with their exact values. Failure cases also
-//! check that the allocator is unchanged (`used`, `free`, high-water mark).
+//! Runtime fault cases, each section named after a bug that allocators of this kind have
+//! had (from real bug reports), with exact values. Failure cases also check that the
+//! allocator is unchanged (`used`, `free`, high-water mark).
 
 use core::mem::MaybeUninit;
 use core::ptr::NonNull;
@@ -10,8 +11,8 @@ use memplan_runtime::{
     PlannedBuffer, RegionInfo, RegionKind, Span,
 };
 
-/// A 64-byte array whose address `A` is a multiple of 8 (BL-12 asks for exactly that; 16
-/// is also a multiple of 8).
+/// A 64-byte array whose address `A` is a multiple of 8 (the misalignment cases need
+/// exactly that; 16 is also a multiple of 8).
 #[repr(C, align(16))]
 struct Aligned<const N: usize>([MaybeUninit<u8>; N]);
 
@@ -46,10 +47,10 @@ fn state(a: &MemoryAllocator<'_>) -> (usize, usize, usize) {
     (a.used(), a.free(), a.high_water())
 }
 
-// ---- BL-01: heap length computed one byte short ------------------------------------------
+// ---- Lengths: a heap length computed one byte short -------------------------------------
 
 #[test]
-fn bl01_bump_allocator_length_is_end_minus_start() {
+fn bump_allocator_length_is_end_minus_start() {
     let mut buf = Aligned::<1024>::new();
     let a_addr = buf.addr();
     let pool = MemoryAllocator::new(&mut buf.0);
@@ -74,7 +75,7 @@ fn bl01_bump_allocator_length_is_end_minus_start() {
 }
 
 #[test]
-fn bl01_variant_513_after_512_needs_1025_of_1024() {
+fn bump_513_after_512_needs_1025_of_1024() {
     let mut buf = Aligned::<1024>::new();
     let pool = MemoryAllocator::new(&mut buf.0);
     pool.allocate(512, 1).unwrap();
@@ -95,7 +96,7 @@ fn bl01_variant_513_after_512_needs_1025_of_1024() {
 }
 
 #[test]
-fn bl01_hierarchical_span_covers_exactly_its_buffer() {
+fn hierarchical_span_covers_exactly_its_buffer() {
     let mut sram = Aligned::<1024>::new();
     let base = sram.addr();
     let mut spans = [Span::new(&mut sram.0)];
@@ -125,10 +126,10 @@ fn bl01_hierarchical_span_covers_exactly_its_buffer() {
     );
 }
 
-// ---- BL-03: bounds check on offset + size can wrap ---------------------------------------
+// ---- Bounds: a check on offset + size that can wrap --------------------------------------
 
 #[test]
-fn bl03_get_offset_address_never_wraps() {
+fn get_offset_address_never_wraps() {
     let mut buf = Aligned::<4096>::new();
     let base = buf.addr();
     let mut spans = [Span::new(&mut buf.0)];
@@ -205,10 +206,10 @@ fn bl03_get_offset_address_never_wraps() {
     );
 }
 
-// ---- BL-05: zero-size buffers --------------------------------------------------------------
+// ---- Zero-size buffers --------------------------------------------------------------------
 
 #[test]
-fn bl05_zero_size_allocation_is_aligned_and_takes_nothing() {
+fn zero_size_allocation_is_aligned_and_takes_nothing() {
     let mut buf = Aligned::<64>::new();
     let base = buf.addr();
     let pool = MemoryAllocator::new(&mut buf.0);
@@ -225,7 +226,7 @@ fn bl05_zero_size_allocation_is_aligned_and_takes_nothing() {
 }
 
 #[test]
-fn bl05_zero_size_at_an_unaligned_base_takes_no_padding() {
+fn zero_size_at_an_unaligned_base_takes_no_padding() {
     let mut buf = Aligned::<64>::new();
     let a = buf.addr();
     let pool = MemoryAllocator::new(&mut buf.0[3..]);
@@ -237,7 +238,7 @@ fn bl05_zero_size_at_an_unaligned_base_takes_no_padding() {
 }
 
 #[test]
-fn bl05_zero_size_lookup_at_the_end_of_a_region() {
+fn zero_size_lookup_at_the_end_of_a_region() {
     let mut buf = Aligned::<64>::new();
     let base = buf.addr();
     let mut spans = [Span::new(&mut buf.0)];
@@ -249,10 +250,10 @@ fn bl05_zero_size_lookup_at_the_end_of_a_region() {
     assert!(planned.get_offset_address(0, 65, 0).is_err());
 }
 
-// ---- BL-10: temp allocator carries leftovers into the first kernel ------------------------
+// ---- Temp pool: leftovers carried into the first kernel ---------------------------------
 
 #[test]
-fn bl10_reset_frees_the_temp_pool() {
+fn reset_frees_the_temp_pool() {
     let mut buf = Aligned::<256>::new();
     let base = buf.addr();
     let mut temp = MemoryAllocator::new(&mut buf.0);
@@ -275,7 +276,7 @@ fn bl10_reset_frees_the_temp_pool() {
 }
 
 #[test]
-fn bl10_with_temp_starts_empty_even_after_init_leftovers() {
+fn with_temp_starts_empty_even_after_init_leftovers() {
     let mut buf = Aligned::<256>::new();
     let base = buf.addr();
     let mut manager = MemoryManager::new(
@@ -303,10 +304,10 @@ fn bl10_with_temp_starts_empty_even_after_init_leftovers() {
 /// The temp pool of a manager built the way generated code builds it (static arenas, a
 /// `const` manager in a `TakeOnce`) is empty before the first kernel.
 #[test]
-fn bl10_const_manager_temp_pool_is_empty_before_the_first_kernel() {
+fn const_manager_temp_pool_is_empty_before_the_first_kernel() {
     enum P {}
     impl Plan for P {
-        const NAME: &'static str = "bl10";
+        const NAME: &'static str = "temp_pool";
         const REGIONS: usize = 0;
     }
     static NONE: Arena<0, Align<1>> = Arena::new();
@@ -321,10 +322,10 @@ fn bl10_const_manager_temp_pool_is_empty_before_the_first_kernel() {
     assert_eq!(p.as_ptr(), TEMP.as_ptr());
 }
 
-// ---- BL-11: singleton could be taken twice ------------------------------------------------
+// ---- Take-once: a singleton that could be taken twice -----------------------------------
 
 #[test]
-fn bl11_take_once_then_none() {
+fn take_once_then_none() {
     static VALUE: TakeOnce<u32> = TakeOnce::new(41);
     let first = VALUE.take();
     assert_eq!(first.as_deref(), Some(&41));
@@ -335,10 +336,10 @@ fn bl11_take_once_then_none() {
 /// The manager is the only path to the plan's arenas: once taken, no second
 /// `&'static mut` to the same bytes exists.
 #[test]
-fn bl11_manager_taken_once_owns_its_arenas() {
+fn manager_taken_once_owns_its_arenas() {
     enum P {}
     impl Plan for P {
-        const NAME: &'static str = "bl11";
+        const NAME: &'static str = "taken_once";
         const REGIONS: usize = 1;
         const REGION_INFO: &'static [RegionInfo] = &[RegionInfo::new(
             "sram",
@@ -364,10 +365,10 @@ fn bl11_manager_taken_once_owns_its_arenas() {
     assert_eq!(p.as_ptr(), SRAM.as_ptr().wrapping_add(16));
 }
 
-// ---- BL-12: bump allocator aligned the offset, not the address ----------------------------
+// ---- Alignment: a bump allocator that aligned the offset, not the address ---------------
 
 #[test]
-fn bl12_alignment_is_measured_on_the_address() {
+fn alignment_is_measured_on_the_address() {
     let mut array = Aligned::<64>::new();
     let a = array.addr();
     assert_eq!(a % 8, 0);
@@ -394,7 +395,7 @@ fn bl12_alignment_is_measured_on_the_address() {
 /// The whole kind: at every base misalignment 0..16 and every alignment 1..=16, the address
 /// (not the offset) is aligned and the padding is the least possible.
 #[test]
-fn bl12_every_misalignment() {
+fn every_misalignment_gets_the_least_padding() {
     let mut array = Aligned::<64>::new();
     let a = array.addr();
     for skew in 0..16 {
@@ -459,7 +460,7 @@ fn typed_allocator_rejects_spans_that_do_not_match_the_plan() {
         );
     }
     {
-        // BL-01 again: a span one byte short of the plan is refused.
+        // One byte short again: a span one byte short of the plan is refused.
         let mut short = [
             Span::from_bytes(&mut sram.0[..1023]),
             Span::from_bytes(&mut dtcm.0[..64]),

@@ -1,7 +1,8 @@
-//! The fault cases of `shared/cases/faults.md` whose answer is a plan that builds: each
-//! invocation below is planned at compile time, and the tests check the generated
-//! offsets against the right answer worked out by hand in the comments. The cases whose
-//! answer is a build error are trybuild cases in `ui/fail/`.
+//! Fault cases whose answer is a plan that builds (from real bug reports of memory
+//! planners, each described where it is declared): each invocation below is planned at
+//! compile time, and the tests check the generated offsets against the right answer worked
+//! out by hand in the comments. The cases whose answer is a build error are trybuild cases
+//! in `ui/fail/`.
 
 use memplan_runtime::{BufferInfo, MemoryId, PlannedBuffer, memory_plan};
 
@@ -35,10 +36,11 @@ fn assert_no_clash_except(table: &[BufferInfo], allowed: &[(&str, &str)]) {
     }
 }
 
-// BL-01: 1024 bytes, align 8; a = 512 live [0,1], b = 512 live [1,2]. They meet at step 1,
-// so they need 512 + 512 = 1024 bytes: offsets {0, 512}, highest end exactly 1024.
+// Exact fit (a real bug computed such an arena one byte short): 1024 bytes, align 8; a =
+// 512 live [0,1], b = 512 live [1,2]. They meet at step 1, so they need 512 + 512 = 1024
+// bytes: offsets {0, 512}, highest end exactly 1024.
 memory_plan! {
-    mod bl01 {
+    mod exact_fit {
         region sram: 1024 bytes, align 8;
         buffer a: 512 bytes in sram, live 0..=1, align 8;
         buffer b: 512 bytes in sram, live 1..=2, align 8;
@@ -46,23 +48,23 @@ memory_plan! {
 }
 
 #[test]
-fn bl01_exact_fit_compiles_with_offsets_0_and_512() {
+fn exact_fit_compiles_with_offsets_0_and_512() {
     let mut offsets = [
-        <bl01::A as PlannedBuffer>::OFFSET,
-        <bl01::B as PlannedBuffer>::OFFSET,
+        <exact_fit::A as PlannedBuffer>::OFFSET,
+        <exact_fit::B as PlannedBuffer>::OFFSET,
     ];
     offsets.sort();
     assert_eq!(offsets, [0, 512]);
-    let end = bl01::BUFFERS.iter().map(|b| b.offset + b.size).max();
+    let end = exact_fit::BUFFERS.iter().map(|b| b.offset + b.size).max();
     assert_eq!(end, Some(1024));
-    assert_eq!(<bl01::Sram as MemoryId>::SIZE, 1024);
+    assert_eq!(<exact_fit::Sram as MemoryId>::SIZE, 1024);
 }
 
-// BL-02: twenty 10-byte buffers, align 4, all live at step 0, in a 240-byte pool. Each
-// starts on a multiple of 4, so each but the last takes 12 bytes: the least end is
-// 19 * 12 + 10 = 238.
+// Alignment padding counts (a real bug sized the pool from the raw sizes): twenty 10-byte
+// buffers, align 4, all live at step 0, in a 240-byte pool. Each starts on a multiple of 4,
+// so each but the last takes 12 bytes: the least end is 19 * 12 + 10 = 238.
 memory_plan! {
-    mod bl02 {
+    mod padded {
         region pool: 240 bytes, align 4;
         buffer b0: 10 bytes in pool, live 0..=0;
         buffer b1: 10 bytes in pool, live 0..=0;
@@ -88,25 +90,26 @@ memory_plan! {
 }
 
 #[test]
-fn bl02_padding_is_counted_and_the_end_is_238() {
-    assert_eq!(bl02::BUFFERS.len(), 20);
-    for b in bl02::BUFFERS {
+fn alignment_padding_is_counted_and_the_end_is_238() {
+    assert_eq!(padded::BUFFERS.len(), 20);
+    for b in padded::BUFFERS {
         assert_eq!(b.offset % 4, 0, "{}", b.name);
         assert_eq!(b.size, 10);
     }
-    assert_no_clash(bl02::BUFFERS);
-    let end = bl02::BUFFERS
+    assert_no_clash(padded::BUFFERS);
+    let end = padded::BUFFERS
         .iter()
         .map(|b| b.offset + b.size)
         .max()
         .unwrap();
     assert_eq!(end, 238);
-    assert_eq!(<bl02::Pool as MemoryId>::SIZE, 238);
+    assert_eq!(<padded::Pool as MemoryId>::SIZE, 238);
 }
 
-// BL-05: a 64-byte buffer and a zero-size one, both live [0,3], in 64 bytes, align 16.
+// Zero-size buffers: a 64-byte buffer and a zero-size one, both live [0,3], in 64 bytes,
+// align 16.
 memory_plan! {
-    mod bl05 {
+    mod zero_size {
         region act: 64 bytes, align 16;
         buffer a: 64 bytes in act, live 0..=3, align 16;
         buffer z: 0 bytes in act, live 0..=3, align 16;
@@ -114,19 +117,19 @@ memory_plan! {
 }
 
 #[test]
-fn bl05_zero_size_buffer_is_aligned_and_raises_no_peak() {
-    let z = <bl05::Z as PlannedBuffer>::OFFSET;
+fn zero_size_buffer_is_aligned_and_raises_no_peak() {
+    let z = <zero_size::Z as PlannedBuffer>::OFFSET;
     assert_eq!(z % 16, 0);
     assert!(z <= 64);
-    assert_eq!(<bl05::Z as PlannedBuffer>::SIZE, 0);
-    assert_eq!(<bl05::Act as MemoryId>::SIZE, 64);
-    assert_eq!(bl05::Act::LOWER_BOUND, 64);
+    assert_eq!(<zero_size::Z as PlannedBuffer>::SIZE, 0);
+    assert_eq!(<zero_size::Act as MemoryId>::SIZE, 64);
+    assert_eq!(zero_size::Act::LOWER_BOUND, 64);
 }
 
-// BL-06 control: a = 608 live [0,2], b = 512 live [3,4] never meet, so b may reuse a's
-// bytes and the peak is 608.
+// Lifetimes that do not meet share bytes: a = 608 live [0,2], b = 512 live [3,4] never
+// meet, so b may reuse a's bytes and the peak is 608.
 memory_plan! {
-    mod bl06 {
+    mod disjoint {
         region act: 1024 bytes, align 16;
         buffer a: 608 bytes in act, live 0..=2;
         buffer b: 512 bytes in act, live 3..=4;
@@ -134,9 +137,9 @@ memory_plan! {
 }
 
 #[test]
-fn bl06_disjoint_lifetimes_reuse_bytes() {
-    assert_eq!(<bl06::Act as MemoryId>::SIZE, 608);
-    assert_eq!(<bl06::B as PlannedBuffer>::OFFSET, 0);
+fn disjoint_lifetimes_reuse_bytes() {
+    assert_eq!(<disjoint::Act as MemoryId>::SIZE, 608);
+    assert_eq!(<disjoint::B as PlannedBuffer>::OFFSET, 0);
 }
 
 // Exclusive ends: `live 3..5` is steps 3 and 4, so it does not meet `live 0..3`.
@@ -156,10 +159,10 @@ fn exclusive_lifetimes_end_one_step_early() {
 }
 
 #[test]
-fn bl11_take_once() {
-    assert!(bl06::take().is_some());
-    assert!(bl06::take().is_none());
-    assert!(bl06::take().is_none());
+fn take_hands_out_the_manager_once() {
+    assert!(disjoint::take().is_some());
+    assert!(disjoint::take().is_none());
+    assert!(disjoint::take().is_none());
 }
 
 // A plan file written by a build script into OUT_DIR: eight 1 KiB buffers in a chain, each
@@ -180,10 +183,10 @@ fn plan_file_from_out_dir() {
     assert_no_clash(generated::BUFFERS);
 }
 
-// BL-07: `out` in place of `inp` takes its offset; nothing else live in [0, 3] overlaps
+// In place: `out` in place of `inp` takes its offset; nothing else live in [0, 3] overlaps
 // inp's 256 bytes.
 memory_plan! {
-    mod bl07 {
+    mod in_place {
         region act: 1024 bytes, align 16;
         buffer inp: 256 bytes in act, live 0..=1;
         buffer out: 256 bytes in place of inp, live 1..=3;
@@ -193,10 +196,10 @@ memory_plan! {
 }
 
 #[test]
-fn bl07_in_place_shares_the_source_offset_and_keeps_its_bytes() {
-    let inp = <bl07::Inp as PlannedBuffer>::OFFSET;
-    assert_eq!(<bl07::Out as PlannedBuffer>::OFFSET, inp);
-    for b in bl07::BUFFERS
+fn in_place_shares_the_source_offset_and_keeps_its_bytes() {
+    let inp = <in_place::Inp as PlannedBuffer>::OFFSET;
+    assert_eq!(<in_place::Out as PlannedBuffer>::OFFSET, inp);
+    for b in in_place::BUFFERS
         .iter()
         .filter(|b| b.name != "inp" && b.name != "out")
     {
@@ -209,10 +212,10 @@ fn bl07_in_place_shares_the_source_offset_and_keeps_its_bytes() {
     }
 }
 
-// BL-08: buffers without a region go to the first region, in declaration order, where the
+// Spill: buffers without a region go to the first region, in declaration order, where the
 // whole plan still fits.
 memory_plan! {
-    mod bl08 {
+    mod spill {
         region tcm: 1024 bytes;
         region sram: 8192 bytes;
         buffer small: 512 bytes, live 0..=1;
@@ -223,9 +226,9 @@ memory_plan! {
 }
 
 #[test]
-fn bl08_unplaced_buffers_spill_in_declaration_order() {
+fn unplaced_buffers_spill_in_declaration_order() {
     let region_of = |name: &str| {
-        bl08::BUFFERS
+        spill::BUFFERS
             .iter()
             .find(|b| b.name == name)
             .unwrap()
@@ -235,13 +238,13 @@ fn bl08_unplaced_buffers_spill_in_declaration_order() {
     assert_eq!(region_of("big"), 1);
     assert_eq!(region_of("fits_tcm"), 0);
     assert_eq!(region_of("pinned_tcm"), 0);
-    assert_eq!(<bl08::Tcm as MemoryId>::SIZE, 1024);
+    assert_eq!(<spill::Tcm as MemoryId>::SIZE, 1024);
 }
 
-// BL-09: `p` pinned at 512 and `q` pinned at 640 never meet in time (q live [5,6]); an
+// Pins: `p` pinned at 512 and `q` pinned at 640 never meet in time (q live [5,6]); an
 // unpinned 512-byte `u` live [0,4] must go at 0, the only gap beside p.
 memory_plan! {
-    mod bl09 {
+    mod pins {
         region act: 1024 bytes, align 16;
         buffer p: 256 bytes in act, live 0..=4, at 512;
         buffer q: 128 bytes in act, live 5..=6, at 640;
@@ -250,17 +253,17 @@ memory_plan! {
 }
 
 #[test]
-fn bl09_pins_are_kept_and_others_fill_the_gap() {
-    assert_eq!(<bl09::P as PlannedBuffer>::OFFSET, 512);
-    assert_eq!(<bl09::Q as PlannedBuffer>::OFFSET, 640);
-    assert_eq!(<bl09::U as PlannedBuffer>::OFFSET, 0);
-    assert_no_clash(bl09::BUFFERS);
+fn pins_are_kept_and_others_fill_the_gap() {
+    assert_eq!(<pins::P as PlannedBuffer>::OFFSET, 512);
+    assert_eq!(<pins::Q as PlannedBuffer>::OFFSET, 640);
+    assert_eq!(<pins::U as PlannedBuffer>::OFFSET, 0);
+    assert_no_clash(pins::BUFFERS);
 }
 
-// BL-10: the kernel-temporary pool of the generated manager is empty before the first
+// The kernel-temporary pool of the generated manager is empty before the first
 // kernel: a first allocation of the whole pool returns its base.
 memory_plan! {
-    mod bl10 {
+    mod temp_pool {
         region act: 64 bytes;
         temp: 256 bytes, align 8;
         buffer a: 64 bytes in act, live 0..=0;
@@ -268,8 +271,8 @@ memory_plan! {
 }
 
 #[test]
-fn bl10_generated_temp_pool_starts_empty() {
-    let m = bl10::take().unwrap();
+fn generated_temp_pool_starts_empty() {
+    let m = temp_pool::take().unwrap();
     let base = m.temp().base_address();
     assert_eq!(m.temp().allocate(256, 8).unwrap(), base);
     assert!(m.temp().allocate(1, 1).is_err());

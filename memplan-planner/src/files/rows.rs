@@ -2,9 +2,10 @@
 //! (`name,mem_id,offset,size,first,last,dtype,shape`, inclusive lifetimes) and MiniMalloc's
 //! benchmark input (`id,lower,upper,size`, half-open lifetimes), with the CSV machinery the
 //! placed-CSV reader shares: columns looked up by name in the header, fields read one by
-//! one (no serde derive: this crate is built inside every firmware build, through the
-//! macro), errors with the 1-based line.
+//! one with `csv-core` (no serde, no `csv` crate: this crate is built inside every
+//! firmware build, through the macro), errors with the 1-based line.
 
+use std::ops::Range;
 use std::path::Path;
 use std::str::FromStr;
 
@@ -66,23 +67,35 @@ impl MinimallocRow {
     }
 }
 
-/// The records of a CSV table with the columns `header` (at least), each with its 1-based
-/// line, and the index of each column of `header` and `optional` in the file's header.
+/// A CSV table read with `csv-core`, as the `csv` crate's reader with its defaults and
+/// `Trim::All` reads it (this crate used that reader before, and its behaviour is kept):
+/// fields separated by `,`, quoted with `"` (`""` inside quotes is one `"`; a field quoted
+/// only in part keeps its text, unquoted), records ended by `\n`, `\r` or `\r\n`, empty
+/// lines skipped, a UTF-8 byte-order mark at the start dropped. Every name and field is
+/// trimmed of white space (Unicode's, as `str::trim`), and every row must have as many
+/// fields as the header. A row's line is the line the reader was on when
+/// the row began: the line after the previous record's end, so the first line of any
+/// empty lines before the row, and, after a `\r\n` (or a lone `\r`), the previous
+/// record's line.
 struct Table {
-    rows: Vec<(u64, csv::StringRecord)>,
-    header: csv::StringRecord,
+    /// The header's column names, trimmed.
+    header: Vec<String>,
+    /// Every row's fields, trimmed, one after the other.
+    text: String,
+    /// Each field's byte range in `text`, row after row (`header.len()` a row).
+    fields: Vec<Range<usize>>,
+    /// Each row's 1-based line.
+    lines: Vec<u64>,
 }
 
 impl Table {
     fn read(text: &str, file: &str, header: &[&str]) -> Result<Table, FileError> {
         let err = |line: Option<u64>, message: String| FileError::at_line(file, line, message);
-        let mut rdr = csv::ReaderBuilder::new()
-            .trim(csv::Trim::All)
-            .from_reader(text.as_bytes());
-        let got = rdr
-            .headers()
-            .map_err(|e| err(Some(1), format!("cannot read the header: {e}")))?
-            .clone();
+        let mut records = Records::new(text.as_bytes());
+        let got: Vec<String> = match records.next() {
+            Some(_) => records.fields().map(|f| f.trim().to_string()).collect(),
+            None => Vec::new(),
+        };
         for h in header {
             if !got.iter().any(|g| g == *h) {
                 return Err(err(
@@ -94,28 +107,122 @@ impl Table {
                 ));
             }
         }
-        let mut rows = Vec::new();
-        for rec in rdr.records() {
-            let rec = rec.map_err(|e| {
-                let line = e.position().map(|p| p.line());
-                err(line, format!("malformed row: {}", csv_message(&e)))
-            })?;
-            let line = rec.position().map_or(0, |p| p.line());
-            rows.push((line, rec));
+        let mut table = Table {
+            header: got,
+            text: String::new(),
+            fields: Vec::new(),
+            lines: Vec::new(),
+        };
+        while let Some(line) = records.next() {
+            let count = records.len;
+            if count != table.header.len() {
+                return Err(err(
+                    Some(line),
+                    format!(
+                        "malformed row: {count} fields, expected {}",
+                        table.header.len()
+                    ),
+                ));
+            }
+            for field in records.fields() {
+                let start = table.text.len();
+                table.text.push_str(field.trim());
+                table.fields.push(start..table.text.len());
+            }
+            table.lines.push(line);
         }
-        Ok(Table { rows, header: got })
+        Ok(table)
     }
 
     /// The index of column `name`, if the header has it.
     fn column(&self, name: &str) -> Option<usize> {
         self.header.iter().position(|h| h == name)
     }
+
+    /// Row `row`'s field in column `column`, if the header has that column.
+    fn field(&self, row: usize, column: usize) -> Option<&str> {
+        if column >= self.header.len() {
+            return None;
+        }
+        let range = self.fields.get(row * self.header.len() + column)?;
+        Some(&self.text[range.clone()])
+    }
+}
+
+/// The records of a CSV text, one at a time, through `csv-core` (which never fails: every
+/// input is some table).
+struct Records<'a> {
+    reader: csv_core::Reader,
+    input: &'a [u8],
+    /// The current record's unquoted bytes, the end of each of its fields in them (room
+    /// for more), and its number of fields.
+    out: Vec<u8>,
+    ends: Vec<usize>,
+    len: usize,
+}
+
+impl<'a> Records<'a> {
+    fn new(input: &'a [u8]) -> Records<'a> {
+        Records {
+            reader: csv_core::Reader::new(),
+            input,
+            out: vec![0; 1024],
+            ends: vec![0; 16],
+            len: 0,
+        }
+    }
+
+    /// Reads the next record; its line (where the reader was when it began), or `None`
+    /// at the end of the text.
+    fn next(&mut self) -> Option<u64> {
+        let line = self.reader.line();
+        let (mut nout, mut nend) = (0, 0);
+        loop {
+            let (result, nin, o, e) =
+                self.reader
+                    .read_record(self.input, &mut self.out[nout..], &mut self.ends[nend..]);
+            self.input = &self.input[nin..];
+            nout += o;
+            nend += e;
+            match result {
+                // An empty input tells the reader the text ends: the next call ends the
+                // last record, if any.
+                csv_core::ReadRecordResult::InputEmpty => {}
+                csv_core::ReadRecordResult::OutputFull => {
+                    self.out.resize(self.out.len() * 2, 0);
+                }
+                csv_core::ReadRecordResult::OutputEndsFull => {
+                    self.ends.resize(self.ends.len() * 2, 0);
+                }
+                csv_core::ReadRecordResult::Record => {
+                    self.len = nend;
+                    return Some(line);
+                }
+                csv_core::ReadRecordResult::End => {
+                    self.len = 0;
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// The current record's fields. The reader only removes ASCII bytes (separators,
+    /// quotes, line ends) and a whole byte-order mark from UTF-8 text, so every field is
+    /// UTF-8; the lossy conversion never replaces anything.
+    fn fields(&self) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
+        let mut start = 0;
+        self.ends[..self.len].iter().map(move |&end| {
+            let field = String::from_utf8_lossy(&self.out[start..end]);
+            start = end;
+            field
+        })
+    }
 }
 
 /// One row's fields, read by column with errors that name the column.
 pub(super) struct Fields<'a> {
     table: &'a Table,
-    rec: &'a csv::StringRecord,
+    row: usize,
 }
 
 impl Fields<'_> {
@@ -123,7 +230,7 @@ impl Fields<'_> {
     pub(super) fn text(&self, name: &str) -> String {
         self.table
             .column(name)
-            .and_then(|c| self.rec.get(c))
+            .and_then(|c| self.table.field(self.row, c))
             .unwrap_or("")
             .to_string()
     }
@@ -132,7 +239,7 @@ impl Fields<'_> {
     /// number in range" when it is not one.
     pub(super) fn number<T: FromStr>(&self, name: &str) -> Result<T, String> {
         let c = self.table.column(name).unwrap_or(usize::MAX);
-        let value = self.rec.get(c).unwrap_or("");
+        let value = self.table.field(self.row, c).unwrap_or("");
         value.parse::<T>().map_err(|_| {
             format!(
                 "column {} (`{name}`): `{value}` is not a whole number in range",
@@ -151,26 +258,19 @@ pub(super) fn parse_rows<T>(
 ) -> Result<Vec<(u64, T)>, FileError> {
     let table = Table::read(text, file, header)?;
     table
-        .rows
+        .lines
         .iter()
-        .map(|(line, rec)| {
-            let fields = Fields { table: &table, rec };
+        .enumerate()
+        .map(|(i, &line)| {
+            let fields = Fields {
+                table: &table,
+                row: i,
+            };
             row(&fields)
-                .map(|r| (*line, r))
-                .map_err(|message| FileError::at_line(file, Some(*line), message))
+                .map(|r| (line, r))
+                .map_err(|message| FileError::at_line(file, Some(line), message))
         })
         .collect()
-}
-
-fn csv_message(e: &csv::Error) -> String {
-    match e.kind() {
-        csv::ErrorKind::UnequalLengths {
-            expected_len, len, ..
-        } => {
-            format!("{len} fields, expected {expected_len}")
-        }
-        _ => e.to_string(),
-    }
 }
 
 /// Parses an ExecuTorch plan file's text. `file` names it in errors.
@@ -331,6 +431,128 @@ mod tests {
         let e = parse_executorch("name,offset\nx,0\n", "m.csv").unwrap_err();
         assert_eq!(e.line, Some(1));
         assert!(e.message.contains("no column `mem_id`"));
+    }
+
+    /// The table as the `csv` crate's reader reads it (this crate's reader before
+    /// `csv-core`), with the messages of the reader that used it: the reference for
+    /// `reads_every_text_as_the_csv_crate_does`.
+    fn csv_crate_table(text: &str, file: &str, header: &[&str]) -> Result<Table, FileError> {
+        let err = |line: Option<u64>, message: String| FileError::at_line(file, line, message);
+        let mut rdr = csv::ReaderBuilder::new()
+            .trim(csv::Trim::All)
+            .from_reader(text.as_bytes());
+        let got = rdr
+            .headers()
+            .map_err(|e| err(Some(1), format!("cannot read the header: {e}")))?
+            .clone();
+        for h in header {
+            if !got.iter().any(|g| g == *h) {
+                return Err(err(
+                    Some(1),
+                    format!(
+                        "the header has no column `{h}` (expected `{}`)",
+                        header.join(",")
+                    ),
+                ));
+            }
+        }
+        let mut table = Table {
+            header: got.iter().map(str::to_string).collect(),
+            text: String::new(),
+            fields: Vec::new(),
+            lines: Vec::new(),
+        };
+        for rec in rdr.records() {
+            let rec = rec.map_err(|e| {
+                let line = e.position().map(|p| p.line());
+                let message = match e.kind() {
+                    csv::ErrorKind::UnequalLengths {
+                        expected_len, len, ..
+                    } => format!("{len} fields, expected {expected_len}"),
+                    _ => e.to_string(),
+                };
+                err(line, format!("malformed row: {message}"))
+            })?;
+            for field in &rec {
+                let start = table.text.len();
+                table.text.push_str(field);
+                table.fields.push(start..table.text.len());
+            }
+            table.lines.push(rec.position().map_or(0, |p| p.line()));
+        }
+        Ok(table)
+    }
+
+    /// The rows of a table as text, for comparing two readers.
+    fn rows_of(table: &Table) -> Vec<(u64, Vec<&str>)> {
+        let n = table.header.len();
+        (0..table.lines.len())
+            .map(|r| {
+                let fields = (0..n).map(|c| table.field(r, c).unwrap()).collect();
+                (table.lines[r], fields)
+            })
+            .collect()
+    }
+
+    fn assert_reads_as_the_csv_crate(text: &str) {
+        let header = ["a", "b"];
+        let ours = Table::read(text, "t.csv", &header);
+        let theirs = csv_crate_table(text, "t.csv", &header);
+        match (&ours, &theirs) {
+            (Ok(o), Ok(t)) => {
+                assert_eq!(o.header, t.header, "header of {text:?}");
+                assert_eq!(rows_of(o), rows_of(t), "rows of {text:?}");
+            }
+            (Err(o), Err(t)) => assert_eq!(o, t, "error of {text:?}"),
+            _ => panic!(
+                "{text:?}: csv-core reader {:?}, csv crate {:?}",
+                ours.as_ref().map(rows_of),
+                theirs.as_ref().map(rows_of)
+            ),
+        }
+    }
+
+    #[test]
+    fn quoting_trimming_bom_line_ends_and_ragged_rows_read_as_the_csv_crate_does() {
+        for text in [
+            "a,b\n1,2\n",
+            "\u{feff}a,b\r\n1,2\r\n3,4",
+            "a,b\r1,2\r3,4\r",
+            " a , b \n \t1 , 2\u{a0}\n",
+            "\u{a0}a\u{2003},\u{b}b\n1,2\n",
+            "a,b\n\n\n1,2\n\r\n3,4\n",
+            "a,b\n\"x,y\",\"say \"\"hi\"\"\"\n",
+            "a,b\n\"multi\nline\",2\n3,4\n",
+            "a,b\nab\"cd,\"ef\"gh\n \"q\" ,2\n",
+            "a,b\n1,2,3\n",
+            "a,b\n1\n",
+            "a,b,c\n1,2\n",
+            "a,b\n1,2\n \n",
+            "a,b\n\"unterminated,2\n3,4\n",
+            "",
+            "\n\n",
+            "\u{feff}",
+            "b,a\n1,2",
+            "a,a,b\n1,2,3\n",
+            "a,b\n,\n",
+        ] {
+            assert_reads_as_the_csv_crate(text);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn reads_every_text_as_the_csv_crate_does(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "a", "b", "1", ",", ",", "\"", "\"\"", "\n", "\r", "\r\n", " ", "\t",
+                    "\u{b}", "\u{c}", "\u{a0}", "\u{feff}", "é", "a,b\n", "\na,b", "x",
+                ]),
+                0..40,
+            ),
+        ) {
+            assert_reads_as_the_csv_crate(&parts.concat());
+        }
     }
 
     #[test]

@@ -219,11 +219,11 @@ mod tests {
     }
 
     /// The whole generated path: taken once, typed addresses at base + offset, the temp
-    /// pool empty before the first kernel (BL-10), and the plan's arithmetic end to end.
+    /// pool empty before the first kernel, and the plan's arithmetic end to end.
     #[test]
     fn generated_manager_end_to_end() {
         let manager = take().expect("first take");
-        assert!(take().is_none(), "BL-11: a second take must fail");
+        assert!(take().is_none(), "a second take must fail");
 
         let planned = manager.planned();
         assert_eq!(planned.len(), 3);

@@ -1,4 +1,4 @@
-// A zero-size buffer is legal: an aligned offset, no bytes, no raised peak (BL-05).
+// A zero-size buffer is legal: an aligned offset, no bytes, no raised peak.
 use memplan_runtime::{MemoryId, PlannedBuffer, memory_plan};
 
 memory_plan! {

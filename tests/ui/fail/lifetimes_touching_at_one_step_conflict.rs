@@ -1,5 +1,5 @@
-// BL-06: `a` is still read at step 2, when `b` is first written: they conflict, and need
-// 608 + 512 = 1120 bytes.
+// Lifetimes are inclusive: `a` is still read at step 2, when `b` is first written, so they
+// conflict and need 608 + 512 = 1120 bytes.
 memplan_runtime::memory_plan! {
     mod m {
         region act: 1024 bytes, align 16;

@@ -1,4 +1,4 @@
-// BL-07: an in-place buffer must be no larger than its source.
+// An in-place buffer must be no larger than its source.
 memplan_runtime::memory_plan! {
     mod m {
         region act: 1024 bytes, align 16;

@@ -1,5 +1,5 @@
-// BL-09: a pin ending at 1100 > 1024, a pin at 4 with alignment 16, and a zero-size
-// buffer pinned at the largest offset, past the region's end.
+// Pins are checked: a pin ending at 1100 > 1024, a pin at 4 with alignment 16, and a
+// zero-size buffer pinned at the largest offset, past the region's end.
 memplan_runtime::memory_plan! {
     mod m {
         region act: 1024 bytes, align 16;

@@ -1,4 +1,4 @@
-// BL-08: an unplaced 10000-byte buffer fits no region; a 2000-byte buffer placed in `tcm`
+// An unplaced 10000-byte buffer fits no region; a 2000-byte buffer placed in `tcm`
 // is never moved to `sram`.
 memplan_runtime::memory_plan! {
     mod m {

@@ -1,4 +1,4 @@
-// BL-09: `q` pinned at 640 lies inside `p`'s bytes [512, 768) at steps 2..=3.
+// Pinned buffers overlap: `q` pinned at 640 lies inside `p`'s bytes [512, 768) at steps 2..=3.
 memplan_runtime::memory_plan! {
     mod m {
         region act: 1024 bytes, align 16;

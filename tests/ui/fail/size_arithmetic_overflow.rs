@@ -1,4 +1,4 @@
-// BL-04: sizes whose arithmetic overflows never wrap into a small "needed" figure.
+// Sizes whose arithmetic overflows never wrap into a small "needed" figure.
 // A: usize::MAX - 6 bytes, padded up to 16, overflows.
 memplan_runtime::memory_plan! {
     mod a {

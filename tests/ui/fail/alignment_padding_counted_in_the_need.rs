@@ -1,5 +1,5 @@
-// BL-02: twenty 10-byte buffers at 4-byte alignment need 19 * 12 + 10 = 238 bytes, not
-// 20 * 10 = 200. Both the 237-byte and the 200-byte pool fail, and neither says 200 is needed.
+// Padding counts: twenty 10-byte buffers at 4-byte alignment need 19 * 12 + 10 = 238 bytes,
+// not 20 * 10 = 200. Both the 237-byte and the 200-byte pool fail; neither says 200 is needed.
 memplan_runtime::memory_plan! {
     mod at_237 {
         region pool: 237 bytes, align 4;

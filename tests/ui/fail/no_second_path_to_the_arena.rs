@@ -1,4 +1,4 @@
-// BL-11: the manager is the only path to a plan's arenas. The arenas are private statics
+// The manager is the only path to a plan's arenas. The arenas are private statics
 // of the generated module: user code cannot name them, so no second `&'static mut` to the
 // same bytes can exist once `take()` has handed out the manager.
 memplan_runtime::memory_plan! {

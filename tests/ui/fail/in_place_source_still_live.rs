@@ -1,4 +1,4 @@
-// BL-07: `inp` is read at step 2, after `out` is first written at step 1.
+// `inp` is still read at step 2, after `out`, in place of it, is first written at step 1.
 memplan_runtime::memory_plan! {
     mod m {
         region act: 1024 bytes, align 16;

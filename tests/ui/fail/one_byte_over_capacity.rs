@@ -1,4 +1,4 @@
-// BL-01 variant: 512 + 513 bytes live together at step 1 need 1025; the region has 1024.
+// One byte over: 512 + 513 bytes live together at step 1 need 1025; the region has 1024.
 memplan_runtime::memory_plan! {
     mod m {
         region sram: 1024 bytes, align 8;

@@ -102,9 +102,7 @@ pub fn parse(text: &str) -> Vec<Bank> {
     for (i, c) in body.char_indices() {
         if c == ':' {
             // The entry's head is the last word (and attributes) before the colon.
-            let head_start = body[..i]
-                .rfind([',', '\n', ';'])
-                .map_or(0, |k| k + 1);
+            let head_start = body[..i].rfind([',', '\n', ';']).map_or(0, |k| k + 1);
             let head_start = head_start.max(last);
             if last < head_start {
                 entries.push(&body[last..head_start]);

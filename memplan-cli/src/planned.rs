@@ -2,7 +2,7 @@
 //! planned it or the file gave the offsets.
 
 use memplan_planner::files::{PlanFile, UNBOUNDED};
-use memplan_planner::{Names, Plan, Problem, Strategy, validate};
+use memplan_planner::{Failure, Names, Plan, Problem, Strategy, plan_validated};
 
 use crate::progress;
 
@@ -75,29 +75,14 @@ pub fn plan(
         "planning `{title}` ({} buffers, {strategy})",
         problem.buffers.len()
     );
-    let result = progress::spin(&label, show, || {
-        std::panic::catch_unwind(|| memplan_planner::plan(problem, strategy))
-    });
-    let plan = match result {
-        Ok(Ok(plan)) => plan,
-        Ok(Err(errors)) => {
-            return Err(errors
-                .iter()
-                .map(|e| e.display_with(problem, names).to_string())
-                .collect());
-        }
-        Err(_) => return Err(vec![internal("planner failed on")]),
-    };
-    match std::panic::catch_unwind(|| validate(problem, &plan)) {
-        Ok(Ok(())) => Ok(plan),
-        Ok(Err(v)) => Err(vec![format!(
-            "{} ({v}; buffers are numbered from 0 in file order)",
-            internal("planner made a plan that its own check rejects for")
+    match progress::spin(&label, show, || plan_validated(problem, strategy)) {
+        Ok(plan) => Ok(plan),
+        Err(Failure::Errors(errors)) => Err(errors
+            .iter()
+            .map(|e| e.display_with(problem, names).to_string())
+            .collect()),
+        Err(internal) => Err(vec![format!(
+            "internal error: {internal}; please report it with the file"
         )]),
-        Err(_) => Err(vec![internal("plan check failed on")]),
     }
-}
-
-fn internal(what: &str) -> String {
-    format!("internal error: memplan's {what} this plan; please report it with the file")
 }

@@ -7,7 +7,7 @@
 //! it is a compile error. A panic inside the planner (a bug too) is caught and reported the
 //! same way, so the macro itself never panics.
 
-use memplan_planner::{Names, Plan, PlanError, Problem, validate};
+use memplan_planner::{Failure, Names, Plan, PlanError, Problem, plan_validated, validated};
 
 use crate::diag::{Diagnostics, SpanRange};
 use crate::lower::Model;
@@ -34,10 +34,9 @@ pub fn plan(model: &Model, diags: &mut Diagnostics) -> Planned {
     }
     let clean = diags.is_empty();
     let (problem, records) = model.problem();
-    let result = std::panic::catch_unwind(|| memplan_planner::plan(&problem, model.strategy));
-    let plan = match result {
-        Ok(Ok(p)) => checked(model, &problem, p, diags),
-        Ok(Err(errors)) => {
+    let plan = match plan_validated(&problem, model.strategy) {
+        Ok(p) => fits_rust(model, p, diags),
+        Err(Failure::Errors(errors)) => {
             let names = RecordNames {
                 model,
                 records: &records,
@@ -47,11 +46,8 @@ pub fn plan(model: &Model, diags: &mut Diagnostics) -> Planned {
             }
             None
         }
-        Err(_) => {
-            diags.at(
-                model.name.span(),
-                "internal error: memplan's planner failed on this plan; please report it with the invocation",
-            );
+        Err(internal) => {
+            internal_error(model, &internal, diags);
             None
         }
     };
@@ -74,51 +70,52 @@ pub fn plan(model: &Model, diags: &mut Diagnostics) -> Planned {
     }
 }
 
-/// `plan` if no arena is larger than Rust's largest object (`isize::MAX` bytes of a 64-bit
-/// target; a smaller target's is checked where the sizes are emitted) and the validator
-/// accepts it; otherwise `None`, with the errors recorded.
+/// `plan` if the validator accepts it ([`validated`]) and no arena is larger than Rust's
+/// largest object: for a plan memplan did not just make ([`plan`] validates its own).
+/// Otherwise `None`, with the errors recorded.
 pub fn checked(
     model: &Model,
     problem: &Problem,
     plan: Plan,
     diags: &mut Diagnostics,
 ) -> Option<Plan> {
-    let too_large: Vec<usize> = (0..plan.regions.len())
-        .filter(|&r| plan.regions[r].planned_bytes > i64::MAX as u64)
-        .collect();
-    for &r in &too_large {
-        diags.at(
-            model.regions[r].ident.span(),
-            format!(
-                "region `{}` plans {} bytes, more than the largest object Rust allows ({} bytes, `isize::MAX`): its arena cannot be emitted",
-                model.regions[r].region.name,
-                plan.regions[r].planned_bytes,
-                i64::MAX
-            ),
-        );
+    match validated(problem, plan) {
+        Ok(p) => fits_rust(model, p, diags),
+        Err(failure) => {
+            internal_error(model, &failure, diags);
+            None
+        }
     }
-    if !too_large.is_empty() {
-        return None;
-    }
-    match std::panic::catch_unwind(|| validate(problem, &plan)) {
-        Ok(Ok(())) => Some(plan),
-        Ok(Err(violation)) => {
+}
+
+/// `plan` if no arena is larger than Rust's largest object (`isize::MAX` bytes of a 64-bit
+/// target; a smaller target's is checked where the sizes are emitted); otherwise `None`,
+/// with an error on each region over.
+fn fits_rust(model: &Model, plan: Plan, diags: &mut Diagnostics) -> Option<Plan> {
+    let mut fits = true;
+    for (r, region) in plan.regions.iter().enumerate() {
+        if region.planned_bytes > i64::MAX as u64 {
+            fits = false;
             diags.at(
-                model.name.span(),
+                model.regions[r].ident.span(),
                 format!(
-                    "internal error: memplan's planner made a plan that its own check rejects ({violation}; buffers are numbered from 0 in declaration order); please report it with the invocation"
+                    "region `{}` plans {} bytes, more than the largest object Rust allows ({} bytes, `isize::MAX`): its arena cannot be emitted",
+                    model.regions[r].region.name,
+                    region.planned_bytes,
+                    i64::MAX
                 ),
             );
-            None
-        }
-        Err(_) => {
-            diags.at(
-                model.name.span(),
-                "internal error: memplan's plan check failed on this plan; please report it with the invocation",
-            );
-            None
         }
     }
+    fits.then_some(plan)
+}
+
+/// A failure that is memplan's bug, on the invocation's name.
+fn internal_error(model: &Model, failure: &Failure, diags: &mut Diagnostics) {
+    diags.at(
+        model.name.span(),
+        format!("internal error: {failure}; please report it with the invocation"),
+    );
 }
 
 /// Names buffers as their declarations do: a row of a plan file with its file and line,

@@ -24,7 +24,8 @@
 //! - The problem ([`Problem`], [`Region`], [`Buffer`]) and [`plan()`], which gives a
 //!   [`Plan`] or every [`PlanError`] (each readable through [`PlanError::display`]).
 //! - [`validate`], a check of any plan against its problem that shares no code with the
-//!   strategies.
+//!   strategies, and [`plan_validated`]: plan, validate, and catch a panic of either, the
+//!   one entry point the macro, the command line tool and build scripts plan through.
 //! - One region's packing problem ([`Instance`]) and [`pack`], which runs one [`Strategy`]
 //!   on it, for benchmarks and tools that have no regions ([`pack_within`] with a
 //!   capacity); [`lower_bound`].
@@ -53,6 +54,7 @@ mod problem;
 mod strategy;
 mod timeline;
 mod validate;
+mod validated;
 
 pub use error::{LISTED, Names, Overflow, PlanError, PlanErrorDisplay, listed};
 pub use instance::{
@@ -65,6 +67,7 @@ pub use problem::{
 };
 pub use strategy::{Fit, Outcome, Strategy, StrategyError, pack, pack_within};
 pub use validate::{Violation, validate};
+pub use validated::{Failure, plan_validated, validated};
 
 #[cfg(test)]
 mod tests;

@@ -63,14 +63,15 @@ pub const unsafe fn manager<P: Plan, C: ArenaStorage, R: ArenaStorage, T: ArenaS
     runtime: &'static R,
     temp: &'static T,
 ) -> MemoryManager<'static, P> {
-    // The three pools: each arena is `LEN` bytes of static storage, valid for reads and
-    // writes through its `UnsafeCell` forever; our caller guarantees this manager is their
-    // only user, and the pools are distinct statics, so the allocators never overlap.
-    // SAFETY: as just said.
+    // SAFETY: `constant` is `C::LEN` bytes of static storage, valid for reads and writes
+    // through its `UnsafeCell` forever; our caller guarantees this manager is its only user,
+    // and it is a static of its own, so no other allocator overlaps it.
     let constant = unsafe { MemoryAllocator::from_raw_parts(storage_base(constant), C::LEN) };
-    // SAFETY: as above.
+    // SAFETY: `runtime` is `R::LEN` bytes of static storage, valid for reads and writes
+    // forever; this manager is its only user (our caller's promise), a static of its own.
     let runtime = unsafe { MemoryAllocator::from_raw_parts(storage_base(runtime), R::LEN) };
-    // SAFETY: as above.
+    // SAFETY: `temp` is `T::LEN` bytes of static storage, valid for reads and writes
+    // forever; this manager is its only user (our caller's promise), a static of its own.
     let temp = unsafe { MemoryAllocator::from_raw_parts(storage_base(temp), T::LEN) };
     // SAFETY: our caller guarantees the spans are used by this manager only.
     let planned = unsafe { HierarchicalAllocator::from_raw_spans(spans) };

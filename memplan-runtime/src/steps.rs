@@ -493,7 +493,8 @@ where
     // SAFETY: `array` checks each buffer's bounds and alignment; they start at the same
     // address (checked above), and the caller lends the bytes for `'v`.
     let _ = unsafe { array::<P, BOut, BOut::Elem, NO>(spans) };
-    // SAFETY: as above.
+    // SAFETY: `array` checks `BIn`'s bounds and alignment in its region's span; the pair
+    // starts at one address (checked above), and the caller lends the bytes for `'v`.
     let base = unsafe { array::<P, BIn, BIn::Elem, NI>(spans) };
     // SAFETY: valid and aligned for both arrays (each checked by `array`), initialised (the
     // region does not say `uninit`, checked above) and plain data for both.
@@ -529,7 +530,8 @@ where
     // SAFETY: `array` checks each buffer's bounds and alignment; they start at the same
     // address (checked above), and the caller lends the bytes for `'v`.
     let _ = unsafe { array::<P, BOut, MaybeUninit<BOut::Elem>, NO>(spans) };
-    // SAFETY: as above.
+    // SAFETY: `array` checks `BIn`'s bounds and alignment in its region's span; the pair
+    // starts at one address (checked above), and the caller lends the bytes for `'v`.
     let base = unsafe { array::<P, BIn, MaybeUninit<BIn::Elem>, NI>(spans) };
     // SAFETY: valid and aligned for both arrays (each checked by `array`); `MaybeUninit`
     // asks nothing of the bytes.

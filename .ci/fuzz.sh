@@ -9,7 +9,7 @@ if ! rustup toolchain list | grep -q '^nightly'; then
   rustup toolchain install nightly --profile minimal >/dev/null
 fi
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked -q
-for target in front_end plan_files allocators tflite_reader pte_reader; do
+for target in front_end plan_files allocators tflite_reader pte_reader plan_info memory_x; do
   echo "== fuzz: $target for ${SECONDS_PER_TARGET}s"
   mkdir -p "corpus/$target" "seeds/$target"
   log=$(mktemp)

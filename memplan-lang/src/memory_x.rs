@@ -99,11 +99,15 @@ pub fn parse(text: &str) -> Vec<Bank> {
     // Each entry ends where the next name starts: split at the `:` of each entry.
     let mut entries: Vec<&str> = Vec::new();
     let mut last = 0;
+    // Just after the last `,`, newline or `;` seen.
+    let mut after_separator = 0;
     for (i, c) in body.char_indices() {
+        if matches!(c, ',' | '\n' | ';') {
+            after_separator = i + 1;
+        }
         if c == ':' {
             // The entry's head is the last word (and attributes) before the colon.
-            let head_start = body[..i].rfind([',', '\n', ';']).map_or(0, |k| k + 1);
-            let head_start = head_start.max(last);
+            let head_start = after_separator.max(last);
             if last < head_start {
                 entries.push(&body[last..head_start]);
             }
@@ -180,21 +184,25 @@ fn find_word(text: &str, word: &str) -> Option<usize> {
 fn eval(expr: &str) -> Option<u64> {
     let tokens: Vec<char> = expr.chars().filter(|c| !c.is_whitespace()).collect();
     let mut pos = 0;
-    let v = sum(&tokens, &mut pos)?;
+    let v = sum(&tokens, &mut pos, 0)?;
     (pos == tokens.len()).then_some(v)
 }
 
-fn sum(t: &[char], pos: &mut usize) -> Option<u64> {
-    let mut v = product(t, pos)?;
+/// Parentheses nested deeper than this make a length unknown (each level is a recursion of
+/// the evaluator, so an unbounded depth could overflow rustc's stack).
+const MAX_DEPTH: usize = 32;
+
+fn sum(t: &[char], pos: &mut usize, depth: usize) -> Option<u64> {
+    let mut v = product(t, pos, depth)?;
     while let Some(&op) = t.get(*pos) {
         match op {
             '+' => {
                 *pos += 1;
-                v = v.checked_add(product(t, pos)?)?;
+                v = v.checked_add(product(t, pos, depth)?)?;
             }
             '-' => {
                 *pos += 1;
-                v = v.checked_sub(product(t, pos)?)?;
+                v = v.checked_sub(product(t, pos, depth)?)?;
             }
             _ => break,
         }
@@ -202,17 +210,17 @@ fn sum(t: &[char], pos: &mut usize) -> Option<u64> {
     Some(v)
 }
 
-fn product(t: &[char], pos: &mut usize) -> Option<u64> {
-    let mut v = atom(t, pos)?;
+fn product(t: &[char], pos: &mut usize, depth: usize) -> Option<u64> {
+    let mut v = atom(t, pos, depth)?;
     while let Some(&op) = t.get(*pos) {
         match op {
             '*' => {
                 *pos += 1;
-                v = v.checked_mul(atom(t, pos)?)?;
+                v = v.checked_mul(atom(t, pos, depth)?)?;
             }
             '/' => {
                 *pos += 1;
-                v = v.checked_div(atom(t, pos)?)?;
+                v = v.checked_div(atom(t, pos, depth)?)?;
             }
             _ => break,
         }
@@ -220,10 +228,13 @@ fn product(t: &[char], pos: &mut usize) -> Option<u64> {
     Some(v)
 }
 
-fn atom(t: &[char], pos: &mut usize) -> Option<u64> {
+fn atom(t: &[char], pos: &mut usize, depth: usize) -> Option<u64> {
     if t.get(*pos) == Some(&'(') {
+        if depth == MAX_DEPTH {
+            return None;
+        }
         *pos += 1;
-        let v = sum(t, pos)?;
+        let v = sum(t, pos, depth + 1)?;
         (t.get(*pos) == Some(&')')).then(|| *pos += 1)?;
         return Some(v);
     }
@@ -284,5 +295,30 @@ mod tests {
     #[test]
     fn no_memory_command_is_no_bank() {
         assert_eq!(parse("SECTIONS { .text : { *(.text) } }"), []);
+    }
+
+    #[test]
+    fn parentheses_nested_a_million_deep_are_an_unknown_length_not_a_stack_overflow() {
+        let deep = |n: usize| {
+            format!(
+                "MEMORY {{ RAM : ORIGIN = 0, LENGTH = {}4K{} }}",
+                "(".repeat(n),
+                ")".repeat(n)
+            )
+        };
+        assert_eq!(parse(&deep(MAX_DEPTH))[0].length, Some(4096));
+        assert_eq!(parse(&deep(MAX_DEPTH + 1))[0].length, None);
+        assert_eq!(parse(&deep(1_000_000))[0].length, None);
+    }
+
+    #[test]
+    fn a_megabyte_of_colons_is_read_in_linear_time() {
+        // Each colon once searched back to the start of the MEMORY command: 10^12 steps.
+        let text = format!(
+            "MEMORY {{ RAM : ORIGIN = 0, LENGTH = 4K{} }}",
+            ":".repeat(1 << 20)
+        );
+        let banks = parse(&text);
+        assert_eq!(banks[0].name, "RAM");
     }
 }

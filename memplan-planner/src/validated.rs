@@ -93,7 +93,10 @@ mod tests {
                 capacity,
                 align: 8,
             }],
-            buffers: vec![Buffer::new("a", 512, 0, 0, 1), Buffer::new("b", 512, 0, 1, 2)],
+            buffers: vec![
+                Buffer::new("a", 512, 0, 0, 1),
+                Buffer::new("b", 512, 0, 1, 2),
+            ],
         }
     }
 

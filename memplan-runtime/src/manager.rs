@@ -252,16 +252,17 @@ impl<'a, P: Schedule> MemoryManager<'a, P> {
     ///
     /// # Panics
     ///
-    /// As [`step`](Self::step).
+    /// As [`step_any_order`](Self::step_any_order).
     pub fn live_at(&mut self, step: u32) -> LiveBuffers<'_, P> {
         self.begin_step(step);
-        // SAFETY: as in `step`: typed spans, lent exclusively while the iterator lives.
+        // SAFETY: as in `open`: typed spans, lent exclusively while the iterator lives.
         unsafe { LiveBuffers::new(self.planned.spans(), step) }
     }
 
-    /// Tells the manager that `step` begins. [`step`](Self::step) and
-    /// [`live_at`](Self::live_at) call it; code that reaches buffers through raw pointers
-    /// calls it itself. Without `debug-canary` it does nothing.
+    /// Tells the manager that `step` begins. [`walk`](Self::walk),
+    /// [`step_any_order`](Self::step_any_order) and [`live_at`](Self::live_at) call it;
+    /// code that reaches buffers through raw pointers calls it itself. Without
+    /// `debug-canary` it does nothing.
     ///
     /// With `debug-canary`: `step` must follow the step begun last (the next one, or step 0
     /// after the plan's last step, or the same one again; the first step begun must be
@@ -343,7 +344,7 @@ impl<'a, P: Schedule> MemoryManager<'a, P> {
     }
 
     /// The planned buffer `B`, as [`HierarchicalAllocator::buffer`], checked against the
-    /// step last begun ([`begin_step`](Self::begin_step), [`step`](Self::step),
+    /// step last begun ([`begin_step`](Self::begin_step), [`step_any_order`](Self::step_any_order),
     /// [`live_at`](Self::live_at)).
     ///
     /// # Panics

@@ -4,7 +4,8 @@
 //! `memory_plan!` knows at compile time which buffers are live at each step, and its plan
 //! proves that those share no byte. It generates, for each step `T`, a view type with one
 //! field per buffer live at `T` (`&mut [T; N]`), and implements [`StepOf<T>`] for the plan;
-//! [`MemoryManager::step`](crate::MemoryManager::step) opens it:
+//! [`MemoryManager::walk`](crate::MemoryManager::walk) opens them in order, and
+//! [`MemoryManager::step_any_order`](crate::MemoryManager::step_any_order) one at a time:
 //!
 //! ```ignore
 //! let (s, temp) = manager.step_any_order::<1>();      // the buffers live at step 1, and the temp pool

@@ -25,7 +25,7 @@
 //!   from step 0, its outputs to the last step; a planned tensor nothing references is live
 //!   at step 0 only.
 //! - **Aliases**: tensors ExecuTorch places on the same bytes on purpose are
-//!   [`AliasGroup`]s, to be planned as one buffer. What the real files show: the emitter
+//!   [`AliasGroup`](super::AliasGroup)s, to be planned as one buffer. What the real files show: the emitter
 //!   elides a static view (`memory.view`, `_emit_view` in `exir/emit/_emitter.py`) into a
 //!   tensor value of its own with the base's `allocation_info`, and no instruction links the
 //!   two; the base is written by one kernel and the view only read by later ones, so their

@@ -2,7 +2,8 @@
 //! step axis for every panel, so that a step is at the same x in each), byte offsets on y
 //! (0 at the bottom), one rectangle per buffer (`<rect id="buf-R-I">` with a `<title>`
 //! tooltip: name, size, offset, lifetime) with its name drawn on it where the name fits
-//! (`<text class="label">`, so that the picture reads without tooltips), the lower bound and
+//! (`<text class="label">`, across, or upwards in a tall narrow rectangle, so that the
+//! picture reads without tooltips), the lower bound and
 //! the planned bytes (the peak of the plan) as horizontal lines labelled in exact bytes
 //! (and the rounded KiB or MiB beside them), the peak step as a vertical one. Byte ticks
 //! are whole multiples of their unit, never rounded. Axes are scaled to the panel, so a
@@ -294,6 +295,14 @@ fn panel(s: &mut String, p: &Planned, r: usize, y0: f64, time: &TimeAxis) {
                 "<text class=\"label\" x=\"{:.2}\" y=\"{:.2}\" font-size=\"{LABEL_FONT}\" pointer-events=\"none\">{}</text>",
                 x + 2.0,
                 y + h / 2.0 + LABEL_FONT * 0.35,
+                escape(&b.name)
+            );
+        } else if b.size > 0 && label_fits(&b.name, h, w) {
+            // A tall, narrow rectangle: the name upwards, from its bottom.
+            let (lx, ly) = (x + w / 2.0 + LABEL_FONT * 0.35, y + h - 2.0);
+            let _ = writeln!(
+                labels,
+                "<text class=\"label\" x=\"{lx:.2}\" y=\"{ly:.2}\" transform=\"rotate(-90 {lx:.2} {ly:.2})\" font-size=\"{LABEL_FONT}\" pointer-events=\"none\">{}</text>",
                 escape(&b.name)
             );
         }

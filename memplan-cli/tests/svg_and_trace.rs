@@ -248,3 +248,36 @@ fn the_trace_is_laid_out_as_executorch_lays_it_out() {
         (Some("x"), Some(1), Some(3211264))
     );
 }
+
+/// A buffer one step wide of sixty and most of the bytes high: its name does not fit
+/// across (1000 / 60 pixels) but fits upwards, so it is drawn rotated, inside its
+/// rectangle; a 16-byte one beside it, 2 pixels high, gets no name at all.
+#[test]
+fn a_tall_narrow_buffer_is_named_upwards_and_a_flat_one_not_at_all() {
+    let file = tmp("tall.csv");
+    std::fs::write(
+        &file,
+        "name,offset,size,first,last\ntall_and_narrow,0,4096,30,30\nflat,4096,16,0,59\n",
+    )
+    .unwrap();
+    let out = tmp("tall.svg");
+    memplan(&["svg", &file, "-o", &out]);
+    let svg = std::fs::read_to_string(&out).unwrap();
+    let label = svg
+        .lines()
+        .find(|l| l.ends_with(">tall_and_narrow</text>"))
+        .expect("a label");
+    assert!(label.contains(" transform=\"rotate(-90 "), "{label}");
+    let rect = buffer_rects(&svg)
+        .into_iter()
+        .find(|r| r.contains("<title>tall_and_narrow:"))
+        .unwrap();
+    let num = |tag: &str, k: &str| attr(tag, k).parse::<f64>().unwrap();
+    let (x, w) = (num(rect, "x"), num(rect, "width"));
+    assert!(w < 15.0 * 6.5, "{rect}");
+    assert!(
+        num(label, "x") > x && num(label, "x") < x + w,
+        "{label} {rect}"
+    );
+    assert!(!svg.contains(">flat</text>"), "{svg}");
+}

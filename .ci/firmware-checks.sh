@@ -71,7 +71,7 @@ step "check: memplan inspect reads the plan back from the ELF as memplan check p
 WORKSPACE_TARGET="${CARGO_TARGET_DIR%/firmware}"
 CARGO_TARGET_DIR="$WORKSPACE_TARGET" cargo build -q -p memplan-cli
 MEMPLAN="$WORKSPACE_TARGET/debug/memplan"
-inspected=$("$MEMPLAN" inspect "$ELF")
+inspected=$("$MEMPLAN" inspect --report "$ELF")
 echo "$inspected"
 checked=$(cd "$FW" && "$MEMPLAN" check src/lib.rs)
 [ "$inspected" = "$checked" ] || { echo "$checked"; fail "memplan inspect and memplan check disagree"; }
@@ -146,5 +146,17 @@ d=$(variant no-fragment)
 sed -i 's/memplan_build::linker_fragment(\["src\/lib.rs"\]).expect("memplan.s linker fragment");/let _ = "no fragment";/' "$d/build.rs"
 grep -q 'no fragment' "$d/build.rs" || fail "no-fragment: build.rs was not changed"
 expect_failure "$d" 'undefined symbol: __memplan_plan_digits_region_act_in_memplan_firmware_is_not_placed__add_memplan_build_linker_fragment_to_build_rs'
+
+step "check: memplan inspect's addresses are the arena statics' addresses (llvm-nm)"
+NM="$LLVM_BIN/llvm-nm"
+shown=$("$MEMPLAN" inspect "$ELF")
+echo "$shown"
+symbols=$("$NM" "$ELF")
+for arena in "region io __MEMPLAN_ARENA_0" "region act __MEMPLAN_ARENA_1" "pool temp __MEMPLAN_TEMP"; do
+  read -r kind name item <<<"$arena"
+  want=$(awk -v s="6digits${#item}${item}17h" 'index($3, s) { print "0x" $1 }' <<<"$symbols")
+  got=$(awk -v k="$kind" -v n="$name" '$1 == k && $2 == n { print $3 }' <<<"$shown")
+  [ -n "$want" ] && [ "$got" = "$want" ] || fail "inspect puts $kind $name at ${got:-nothing}; llvm-nm has $item at ${want:-nothing}"
+done
 
 step "firmware checks passed"

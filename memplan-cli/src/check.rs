@@ -96,6 +96,9 @@ fn check_offsets(file: &PlanFile, capacity: Option<u64>, align: u64) -> Result<b
         let shown = Shown { file, problem: &problem, placed: &placed };
         let extents: Vec<Extent> = members.iter().map(|&i| shown.extent(i)).collect();
         for (a, b) in overlapping_pairs(&extents) {
+            if in_place_pair(&problem, &placed, members[a], members[b]) {
+                continue;
+            }
             overlaps += 1;
             findings.push(shown.overlap(members[a], members[b], &place));
         }
@@ -205,4 +208,27 @@ impl Shown<'_> {
             x.last.min(y.last)
         )
     }
+}
+
+/// Whether `a` and `b` share bytes on purpose: one is in place of the other (directly or
+/// through a chain, JSON's `in_place_of`) at the same offset, and the earlier one's last
+/// step is at most the later one's first, as the in-place rule allows.
+fn in_place_pair(problem: &Problem, placed: &[Placed], a: usize, b: usize) -> bool {
+    if placed[a] != placed[b] {
+        return false;
+    }
+    let descends = |from: usize, to: usize| {
+        let mut cur = from;
+        // A chain is at most every buffer long (a cycle never ends on `to`).
+        for _ in 0..problem.buffers.len() {
+            match problem.buffers[cur].in_place_of {
+                Some(s) if s == to => return true,
+                Some(s) => cur = s,
+                None => return false,
+            }
+        }
+        false
+    };
+    let (x, y) = (&problem.buffers[a].lifetime, &problem.buffers[b].lifetime);
+    (descends(b, a) && x.last <= y.first) || (descends(a, b) && y.last <= x.first)
 }

@@ -20,8 +20,10 @@ use crate::progress;
 /// reports with the same options. Regions are written with their capacity; an unbounded
 /// region (a CSV file's, without --capacity) with its planned bytes. Buffers become
 /// `buffer NAME: SIZE bytes in REGION, live FIRST..=LAST` (with `align` and `at` where
-/// the file gives them); names that are not identifiers are mangled (`a.b` -> `a_b`),
-/// keeping the name as a doc comment.
+/// the file gives them, `in place of SOURCE` for JSON's `in_place_of`), or `[T; N]` for
+/// a row whose dtype is a Rust primitive T (when T's size divides its bytes and is at most
+/// its alignment, so the offsets stay the same); names that are not identifiers are
+/// mangled (`a.b` -> `a_b`), keeping the name as a doc comment.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// The plan file.
@@ -56,6 +58,9 @@ pub fn run(args: Args) -> Result<bool, String> {
         module: args.name,
         doc: vec![format!("Planned from {}.", loaded.describe)],
     };
-    print!("{}", write::invocation(&p.problem, &p.plan, &options)?);
+    print!(
+        "{}",
+        write::invocation_typed(&p.problem, &p.plan, &p.elements, &options)?
+    );
     Ok(true)
 }

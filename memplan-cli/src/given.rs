@@ -108,7 +108,7 @@ pub fn layout(
             lifetime: b.lifetime,
             placement: Placement::In(r),
             pin: Some(offset),
-            in_place_of: None,
+            in_place_of: b.in_place_of,
         });
         placed.push(Placed { region: r, offset });
     }
@@ -183,5 +183,7 @@ pub fn planned(
         ids,
         file_bytes: None,
         by_region: Default::default(),
+        elements: file.buffers.iter().map(|b| b.element).collect(),
+        pools: Vec::new(),
     })
 }

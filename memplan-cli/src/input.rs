@@ -90,7 +90,7 @@ fn load_rust(path: &Path, args: &ProblemArgs, show: bool) -> Result<Option<Loade
             ok = false;
         }
         if let (Some(model), Some(plan)) = (c.model, c.plan) {
-            let problem = model.problem().0;
+            let (problem, kept) = model.problem();
             plans.push(Planned {
                 title: model.name.to_string(),
                 ids: (0..problem.regions.len() as u64).collect(),
@@ -99,6 +99,11 @@ fn load_rust(path: &Path, args: &ProblemArgs, show: bool) -> Result<Option<Loade
                 given: false,
                 file_bytes: None,
                 by_region: Default::default(),
+                elements: kept
+                    .iter()
+                    .map(|&i| planned::primitive(&model.buffers[i].elem))
+                    .collect(),
+                pools: planned::pools(&model),
             });
         }
     }
@@ -190,6 +195,8 @@ fn load_file(
         given: false,
         file_bytes,
         by_region: Default::default(),
+        elements: file.buffers.iter().map(|b| b.element).collect(),
+        pools: Vec::new(),
     };
     Ok(Some(Loaded {
         path: path.display().to_string(),

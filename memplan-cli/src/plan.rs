@@ -40,9 +40,10 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
-    /// How many of the buffers live at the peak step to list, largest first.
-    #[arg(long, value_name = "N", default_value_t = 5)]
-    pub top: usize,
+    /// How many of the buffers live at the peak step to list, largest first. Default:
+    /// every one.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
     /// For a model (.tflite, .pte): also write a copy of it with memplan's plan in the
     /// runtime's own format (TFLite Micro's OfflineMemoryAllocation metadata, ExecuTorch's
     /// allocation_info and non_const_buffer_sizes), everything else kept.
@@ -57,12 +58,13 @@ pub fn run(args: Args) -> Result<bool, String> {
     else {
         return Ok(false);
     };
+    let top = args.top.unwrap_or(usize::MAX);
     if json {
-        let out = serde_json::to_string_pretty(&json_report(&loaded, args.top))
+        let out = serde_json::to_string_pretty(&json_report(&loaded, top))
             .map_err(|e| format!("cannot write JSON: {e}"))?;
         println!("{out}");
     } else {
-        print!("{}", text(&loaded, args.top));
+        print!("{}", text(&loaded, top));
     }
     if let Some(out) = &args.write {
         let said = write_back(&args.file, &loaded, out)?;
@@ -140,8 +142,28 @@ pub fn text(loaded: &Loaded, top: usize) -> String {
         for r in 0..p.problem.regions.len() {
             region_text(&mut s, p, r, &stats::region(p, r), top);
         }
+        pools_text(&mut s, p);
     }
     s
+}
+
+/// The manager's bump pools, for a plan that has them (a `memory_plan!` invocation's).
+fn pools_text(s: &mut String, p: &Planned) {
+    if p.pools.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "\npools (the manager's bump allocators, statics outside every region)");
+    for pool in &p.pools {
+        let memory = pool
+            .memory
+            .as_ref()
+            .map_or(String::new(), |m| format!(", in memory {m}"));
+        let _ = writeln!(
+            s,
+            "  {:<16} {} bytes (aligned to {}{memory})",
+            pool.name, pool.bytes, pool.align
+        );
+    }
 }
 
 fn region_text(s: &mut String, p: &Planned, r: usize, st: &RegionStats, top: usize) {
@@ -173,15 +195,20 @@ fn region_text(s: &mut String, p: &Planned, r: usize, st: &RegionStats, top: usi
         let _ = writeln!(s, "  {:<16} none: no bytes are live", "peak");
         return;
     };
+    let shown = &st.at_peak[..top.min(st.at_peak.len())];
     let _ = writeln!(
         s,
-        "  {:<16} step {step}: {} bytes in {} live buffer{}; the largest:",
+        "  {:<16} step {step}: {} bytes in {} live buffer{}; {}:",
         "peak",
         rp.lower_bound,
         st.at_peak.len(),
-        if st.at_peak.len() == 1 { "" } else { "s" }
+        if st.at_peak.len() == 1 { "" } else { "s" },
+        if shown.len() < st.at_peak.len() {
+            format!("the largest {}", shown.len())
+        } else {
+            "largest first".to_string()
+        }
     );
-    let shown = &st.at_peak[..top.min(st.at_peak.len())];
     // Names longer than the column are printed whole, past it (a width over 65535 is not
     // a width `format!` takes).
     let width = shown
@@ -227,6 +254,22 @@ pub struct JsonPlanReport {
     pub plan: memplan_planner::files::json::JsonPlan,
     /// One per region, in memory-id order.
     pub regions: Vec<JsonRegionReport>,
+    /// The manager's bump pools (`constant`, `runtime`, `temp`) of a `memory_plan!`
+    /// invocation; empty for a plan file.
+    pub pools: Vec<JsonPool>,
+}
+
+/// One of the manager's bump pools.
+#[derive(Serialize)]
+pub struct JsonPool {
+    /// `constant`, `runtime` or `temp`.
+    pub name: String,
+    /// Bytes.
+    pub size: u64,
+    /// The alignment of its base.
+    pub align: u64,
+    /// The MEMORY region it is placed in; `null`: `.bss`.
+    pub memory: Option<String>,
 }
 
 /// One region of [`JsonPlanReport`].
@@ -252,7 +295,7 @@ pub struct JsonRegionReport {
     pub padding_bytes: u64,
     /// The first step at which lower_bound bytes are live; `null` when none are.
     pub peak_step: Option<u32>,
-    /// The buffers live at the peak step, largest first (at most --top).
+    /// The buffers live at the peak step, largest first (all, or at most --top).
     pub peak_buffers: Vec<JsonPeakBuffer>,
     /// How many buffers are live at the peak step.
     pub peak_buffer_count: usize,
@@ -304,6 +347,16 @@ fn json_report(loaded: &Loaded, top: usize) -> JsonReport {
             plan: crate::plan_json::plan_file(p),
             regions: (0..p.problem.regions.len())
                 .map(|r| json_region(p, r, top))
+                .collect(),
+            pools: p
+                .pools
+                .iter()
+                .map(|q| JsonPool {
+                    name: q.name.clone(),
+                    size: q.bytes,
+                    align: q.align,
+                    memory: q.memory.clone(),
+                })
                 .collect(),
         })
         .collect();

@@ -6,7 +6,8 @@ use memplan_planner::files::json::{JsonBuffer, JsonPlan, JsonRegion};
 use crate::planned::Planned;
 
 /// `p` as a JSON plan file: its regions (capacity left out when unbounded) and its buffers
-/// with their region, alignment (where it is not their region's) and offset.
+/// with their region, alignment (where it is not their region's), offset, element type
+/// and in-place source; version 2 when a buffer has an element type or a source, else 1.
 pub fn plan_file(p: &Planned) -> JsonPlan {
     let regions = p
         .problem
@@ -24,7 +25,8 @@ pub fn plan_file(p: &Planned) -> JsonPlan {
         .buffers
         .iter()
         .zip(&p.plan.buffers)
-        .map(|(b, placed)| JsonBuffer {
+        .enumerate()
+        .map(|(i, (b, placed))| JsonBuffer {
             name: b.name.clone(),
             size: b.size,
             first: b.lifetime.first,
@@ -38,12 +40,19 @@ pub fn plan_file(p: &Planned) -> JsonPlan {
                     .then_some(align)
             },
             offset: Some(placed.offset),
+            dtype: p.element(i).map(|e| e.rust_name().to_string()),
+            in_place_of: b
+                .in_place_of
+                .and_then(|s| p.problem.buffers.get(s))
+                .map(|s| s.name.clone()),
         })
         .collect();
-    JsonPlan {
-        version: Some(1),
+    let mut plan = JsonPlan {
+        version: None,
         name: Some(p.title.clone()),
         regions,
         buffers,
-    }
+    };
+    plan.version = Some(plan.version_needed());
+    plan
 }

@@ -1,7 +1,7 @@
 //! A plan with its problem: what every command after `check` works on, whether memplan
 //! planned it or the file gave the offsets.
 
-use memplan_planner::files::{PlanFile, UNBOUNDED};
+use memplan_planner::files::{PlanFile, Primitive, UNBOUNDED};
 use memplan_planner::{Failure, Names, Plan, Problem, Strategy, plan_validated};
 
 use crate::progress;
@@ -24,9 +24,33 @@ pub struct Planned {
     pub file_bytes: Option<u64>,
     /// The buffers of each region, computed once (see [`Planned::in_region`]).
     pub by_region: std::cell::OnceCell<Vec<Vec<usize>>>,
+    /// Each buffer's element type, where it is a primitive (`None`: bytes, or a user
+    /// type); empty when no buffer has one known.
+    pub elements: Vec<Option<Primitive>>,
+    /// The manager's bump pools (`constant`, `runtime`, `temp`), for a plan that has them
+    /// (a `memory_plan!` invocation's); empty for a plan file's.
+    pub pools: Vec<Pool>,
+}
+
+/// One of the manager's bump pools.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pool {
+    /// `constant`, `runtime` or `temp`.
+    pub name: String,
+    /// Its size, in bytes.
+    pub bytes: u64,
+    /// The alignment of its base, in bytes.
+    pub align: u64,
+    /// The MEMORY region it is placed in (`memory M`); `None`: `.bss`.
+    pub memory: Option<String>,
 }
 
 impl Planned {
+    /// The element type of buffer `i`, where it is a primitive.
+    pub fn element(&self, i: usize) -> Option<Primitive> {
+        self.elements.get(i).copied().flatten()
+    }
+
     /// Whether region `r`'s capacity is unbounded (a file's default region).
     pub fn unbounded(&self, r: usize) -> bool {
         self.problem.regions[r].capacity >= UNBOUNDED
@@ -46,6 +70,32 @@ impl Planned {
         });
         all.get(r).cloned().unwrap_or_default()
     }
+}
+
+/// A buffer's element type as a primitive: `None` for bytes and user types.
+pub fn primitive(elem: &memplan_lang::lower::ElemInfo) -> Option<Primitive> {
+    match elem {
+        memplan_lang::lower::ElemInfo::Prim { ty, .. } => {
+            let name = ty.to_string();
+            Primitive::of_rust(&name)
+        }
+        memplan_lang::lower::ElemInfo::Bytes | memplan_lang::lower::ElemInfo::User { .. } => None,
+    }
+}
+
+/// The bump pools of `model`.
+pub fn pools(model: &memplan_lang::lower::Model) -> Vec<Pool> {
+    model
+        .pools
+        .named()
+        .into_iter()
+        .map(|(name, p)| Pool {
+            name: name.to_string(),
+            bytes: p.bytes,
+            align: p.align,
+            memory: p.memory.as_ref().map(ToString::to_string),
+        })
+        .collect()
 }
 
 /// Names buffers of a plan file with their file and line: `` `x` (m.csv:5) ``.

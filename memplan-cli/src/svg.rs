@@ -1,15 +1,21 @@
-//! `memplan svg FILE -o map.svg`: the memory map. One panel per region: steps on x, byte
-//! offsets on y (0 at the bottom), one rectangle per buffer (`<rect id="buf-R-I">` with a
-//! `<title>` tooltip: name, size, offset, lifetime), the lower bound and the planned bytes
-//! (the peak of the plan) as horizontal lines, the peak step as a vertical one. Axes are
-//! scaled to the panel, so a plan of thousands of buffers stays readable; every
-//! rectangle is at least [`MIN_PX`] high and wide, so zero-size buffers can be seen and
-//! counted.
+//! `memplan svg FILE -o map.svg`: the memory map. One panel per region: steps on x (one
+//! step axis for every panel, so that a step is at the same x in each), byte offsets on y
+//! (0 at the bottom), one rectangle per buffer (`<rect id="buf-R-I">` with a `<title>`
+//! tooltip: name, size, offset, lifetime) with its name drawn on it where the name fits
+//! (`<text class="label">`, across, or upwards in a tall narrow rectangle, so that the
+//! picture reads without tooltips), the lower bound and
+//! the planned bytes (the peak of the plan) as horizontal lines labelled in exact bytes
+//! (and the rounded KiB or MiB beside them), the peak step as a vertical one. Byte ticks
+//! are whole multiples of their unit, never rounded. Axes are scaled to the panel, so a
+//! plan of thousands of buffers stays readable; every rectangle is at least [`MIN_PX`]
+//! high and wide, so zero-size buffers can be seen and counted.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Args as ClapArgs;
+
+use memplan_planner::Lifetime;
 
 use crate::input;
 use crate::options::{Offsets, ProblemArgs};
@@ -17,7 +23,8 @@ use crate::planned::Planned;
 use crate::progress;
 
 /// Draw FILE's plan as an SVG memory map: steps on x, bytes on y, a rectangle per buffer
-/// (with a tooltip), the lower bound and the peak as lines, one panel per region.
+/// (named where the name fits, and in a tooltip), the lower bound and the peak as lines
+/// (in exact bytes), one panel per region, all on one step axis.
 ///
 /// FILE: any plan input, as for `memplan plan` (planned first), or a plan with offsets
 /// (a placed CSV, or --offsets file for ExecuTorch's own offsets or a JSON plan's).
@@ -44,7 +51,7 @@ const PLOT_W: f64 = 1000.0;
 const PLOT_H: f64 = 480.0;
 /// Margins around the plot area.
 const LEFT: f64 = 100.0;
-const RIGHT: f64 = 150.0;
+const RIGHT: f64 = 270.0;
 const TOP: f64 = 50.0;
 const BOTTOM: f64 = 50.0;
 /// The least height and width of a rectangle, in pixels.
@@ -68,12 +75,21 @@ pub fn write(plans: &[Planned], output: &Path, compact: bool) -> Result<(), Stri
         .flat_map(|p| (0..p.problem.regions.len()).map(move |r| (p, r)))
         .collect();
     let panel_h = TOP + PLOT_H + BOTTOM;
+    // One step axis for every panel: the steps of every buffer of every plan.
+    let time = TimeAxis::new(
+        panels.iter().flat_map(|&(p, r)| {
+            p.in_region(r)
+                .into_iter()
+                .map(move |i| p.problem.buffers[i].lifetime)
+        }),
+        compact,
+    );
     let (width, height) = (LEFT + PLOT_W + RIGHT, panel_h * panels.len().max(1) as f64);
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
     );
     for (k, (p, r)) in panels.iter().enumerate() {
-        panel(&mut s, p, *r, k as f64 * panel_h, compact);
+        panel(&mut s, p, *r, k as f64 * panel_h, &time);
     }
     s.push_str("</svg>\n");
     std::fs::write(output, s).map_err(|e| format!("{}: {e}", output.display()))
@@ -137,16 +153,46 @@ fn tick_step(range: f64, count: f64, binary: bool) -> f64 {
     m * pow * unit
 }
 
-/// A byte count for an axis: `512`, `64 KiB`, `9.2 MiB`.
-fn bytes_label(v: f64) -> String {
-    let units = [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
-    for (size, name) in units {
-        if v >= size as f64 {
-            let x = v / size as f64;
-            return if x.fract() == 0.0 { format!("{x} {name}") } else { format!("{x:.1} {name}") };
+/// The binary units, largest first.
+const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+
+/// A byte count for an axis tick, exactly: `512`, `64 KiB`, `1200 KiB` (in the largest unit
+/// it is a whole number of, else in bytes).
+fn tick_label(v: u64) -> String {
+    for (size, name) in UNITS {
+        if v >= size && v.is_multiple_of(size) {
+            return format!("{} {name}", v / size);
         }
     }
     format!("{v}")
+}
+
+/// A byte count for a line's label: exact, with the rounded KiB, MiB or GiB beside it
+/// where it is one or more of them: `1152 bytes (1.1 KiB)`, `65536 bytes (64 KiB)`.
+fn bytes_label(v: u64) -> String {
+    for (size, name) in UNITS {
+        if v >= size {
+            let x = v as f64 / size as f64;
+            let rounded = if v.is_multiple_of(size) {
+                format!("{} {name}", v / size)
+            } else {
+                format!("{x:.1} {name}")
+            };
+            return format!("{v} bytes ({rounded})");
+        }
+    }
+    format!("{v} bytes")
+}
+
+/// The font size of the buffers' names, and the width of one of its characters at most
+/// (sans-serif digits and lower-case letters are narrower; capitals about this wide), in
+/// pixels.
+const LABEL_FONT: f64 = 10.0;
+const LABEL_CHAR_W: f64 = 6.5;
+
+/// Whether `name` fits in a `w` by `h` rectangle at [`LABEL_FONT`], with a margin.
+fn label_fits(name: &str, w: f64, h: f64) -> bool {
+    h >= LABEL_FONT + 2.0 && name.chars().count() as f64 * LABEL_CHAR_W + 4.0 <= w
 }
 
 /// Where steps go on x: linearly, or (compact) each run between two consecutive
@@ -158,10 +204,10 @@ struct TimeAxis {
 }
 
 impl TimeAxis {
-    fn new(p: &Planned, members: &[usize], compact: bool) -> TimeAxis {
+    /// The axis of the buffers live over `lifetimes`.
+    fn new(lifetimes: impl Iterator<Item = Lifetime>, compact: bool) -> TimeAxis {
         let mut bounds = vec![0.0];
-        for &i in members {
-            let l = p.problem.buffers[i].lifetime;
+        for l in lifetimes {
             bounds.push(f64::from(l.first));
             bounds.push(f64::from(l.last) + 1.0);
         }
@@ -204,12 +250,11 @@ impl TimeAxis {
     }
 }
 
-/// Draws region `r` of `p` with its top at `y0`.
-fn panel(s: &mut String, p: &Planned, r: usize, y0: f64, compact: bool) {
+/// Draws region `r` of `p` with its top at `y0`, on the step axis `time`.
+fn panel(s: &mut String, p: &Planned, r: usize, y0: f64, time: &TimeAxis) {
     let rp = &p.plan.regions[r];
     let members = p.in_region(r);
     let buffers = &p.problem.buffers;
-    let time = TimeAxis::new(p, &members, compact);
     let top = rp.planned_bytes.max(rp.lower_bound).max(1) as f64 * 1.05;
     let sy = PLOT_H / top;
     let (px, py) = (LEFT, y0 + TOP);
@@ -225,7 +270,8 @@ fn panel(s: &mut String, p: &Planned, r: usize, y0: f64, compact: bool) {
         ))
     );
     let _ = writeln!(s, "<rect x=\"{px}\" y=\"{py}\" width=\"{PLOT_W}\" height=\"{PLOT_H}\" fill=\"#f7f7f7\" stroke=\"#888\"/>");
-    axes(s, (px, py), &time, top, sy);
+    axes(s, (px, py), time, top, sy);
+    let mut labels = String::new();
     for &i in &members {
         let b = &buffers[i];
         let off = p.plan.buffers[i].offset as f64;
@@ -243,7 +289,26 @@ fn panel(s: &mut String, p: &Planned, r: usize, y0: f64, compact: bool) {
                 b.name, b.size, p.plan.buffers[i].offset, b.lifetime.first, b.lifetime.last
             ))
         );
+        if b.size > 0 && label_fits(&b.name, w, h) {
+            let _ = writeln!(
+                labels,
+                "<text class=\"label\" x=\"{:.2}\" y=\"{:.2}\" font-size=\"{LABEL_FONT}\" pointer-events=\"none\">{}</text>",
+                x + 2.0,
+                y + h / 2.0 + LABEL_FONT * 0.35,
+                escape(&b.name)
+            );
+        } else if b.size > 0 && label_fits(&b.name, h, w) {
+            // A tall, narrow rectangle: the name upwards, from its bottom.
+            let (lx, ly) = (x + w / 2.0 + LABEL_FONT * 0.35, y + h - 2.0);
+            let _ = writeln!(
+                labels,
+                "<text class=\"label\" x=\"{lx:.2}\" y=\"{ly:.2}\" transform=\"rotate(-90 {lx:.2} {ly:.2})\" font-size=\"{LABEL_FONT}\" pointer-events=\"none\">{}</text>",
+                escape(&b.name)
+            );
+        }
     }
+    // Over every rectangle, so that no neighbour hides a name.
+    s.push_str(&labels);
     let line = |s: &mut String, bytes: u64, color: &str, dash: &str, label: String, dy: f64| {
         let y = y_of(bytes as f64);
         let _ = writeln!(
@@ -255,8 +320,8 @@ fn panel(s: &mut String, p: &Planned, r: usize, y0: f64, compact: bool) {
             escape(&label)
         );
     };
-    line(s, rp.planned_bytes, "#c00000", "none", format!("planned {}", bytes_label(rp.planned_bytes as f64)), -4.0);
-    line(s, rp.lower_bound, "#0050c0", "6 3", format!("lower bound {}", bytes_label(rp.lower_bound as f64)), 14.0);
+    line(s, rp.planned_bytes, "#c00000", "none", format!("planned {}", bytes_label(rp.planned_bytes)), -4.0);
+    line(s, rp.lower_bound, "#0050c0", "6 3", format!("lower bound {}", bytes_label(rp.lower_bound)), 14.0);
     if let Some(t) = rp.peak_step {
         let x = px + (time.x(f64::from(t)) + time.x(f64::from(t) + 1.0)) / 2.0;
         let _ = writeln!(
@@ -292,17 +357,18 @@ fn axes(s: &mut String, (px, py): (f64, f64), time: &TimeAxis, top: f64, sy: f64
         px + PLOT_W / 2.0,
         py + PLOT_H + 36.0
     );
-    let step = tick_step(top, 8.0, true);
-    let mut b = 0.0;
-    while b <= top {
-        let y = py + PLOT_H - b * sy;
+    // A whole number of bytes: 1, 2 or 5 times a power of ten times 1024^k.
+    let step = tick_step(top, 8.0, true).round().max(1.0) as u64;
+    let mut b: u64 = 0;
+    while b as f64 <= top {
+        let y = py + PLOT_H - b as f64 * sy;
         let _ = writeln!(
             s,
             "<line x1=\"{}\" y1=\"{y:.2}\" x2=\"{px}\" y2=\"{y:.2}\" stroke=\"#888\"/><text x=\"{}\" y=\"{:.2}\" text-anchor=\"end\">{}</text>",
             px - 5.0,
             px - 8.0,
             y + 4.0,
-            bytes_label(b)
+            tick_label(b)
         );
         b += step;
     }

@@ -5,8 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use object::write::{Object, StandardSection};
-use object::{Architecture, BinaryFormat, Endianness, SectionKind};
+use object::write::{Object, StandardSection, Symbol, SymbolSection};
+use object::{
+    Architecture, BinaryFormat, Endianness, SectionKind, SymbolFlags, SymbolKind, SymbolScope,
+};
 
 /// A plan with one region in memory SRAM3: `a` (40 bytes, steps 0..=1) and `b` (24 bytes,
 /// steps 1..=2) are live together at step 1; `c` (32 bytes, step 2) may take `a`'s bytes.
@@ -110,7 +112,12 @@ fn elf_with_info(path: &Path, contents: &[u8], allocated: bool) {
 
 /// The `.memplan.info` record of PLAN, as the macro embeds it: encoded by the front end.
 fn info_record(dir: &Path) -> Vec<u8> {
-    let tokens: proc_macro2::TokenStream = memplan_lang::source::invocations(PLAN)
+    info_record_of(dir, PLAN)
+}
+
+/// The `.memplan.info` record of the invocation `plan`.
+fn info_record_of(dir: &Path, plan: &str) -> Vec<u8> {
+    let tokens: proc_macro2::TokenStream = memplan_lang::source::invocations(plan)
         .unwrap()
         .remove(0)
         .tokens;
@@ -140,7 +147,7 @@ fn inspect_prints_the_report_memplan_check_prints_from_the_source() {
     record.extend_from_slice(second.as_bytes());
     elf_with_info(&elf, &record, false);
 
-    let out = memplan(&["inspect".as_ref(), elf.as_os_str()]);
+    let out = memplan(&["inspect".as_ref(), "--report".as_ref(), elf.as_os_str()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let checked = memplan(&["check".as_ref(), dir.join("src/lib.rs").as_os_str()]);
     let report = text(&checked.stdout);
@@ -258,4 +265,158 @@ fn inspect_says_when_a_description_is_inconsistent_and_draws_nothing() {
         );
         assert!(!svg.exists() && !trace.exists());
     }
+}
+
+/// PLAN with a temp pool of 64 bytes.
+fn plan_with_temp() -> String {
+    PLAN.replace("region act:", "temp: 64;\n        region act:")
+}
+
+/// A firmware as a linker leaves it: `.memplan.info` and, in `.bss`, the arena statics of
+/// `fw_plan` at 0x40 (region `act`, legacy mangling) and 0x100 (the temp pool, v0
+/// mangling), and another plan's arena at 0x200 that must not be taken for it.
+fn elf_with_symbols(path: &Path, contents: &[u8]) {
+    let mut obj = Object::new(BinaryFormat::Elf, Architecture::Arm, Endianness::Little);
+    let id = obj.add_section(Vec::new(), b".memplan.info".to_vec(), SectionKind::Other);
+    obj.append_section_data(id, contents, 1);
+    let bss = obj.section_id(StandardSection::UninitializedData);
+    obj.append_section_bss(bss, 0x300, 16);
+    for (name, value) in [
+        (
+            "_ZN5my_fw7fw_plan17__MEMPLAN_ARENA_017h0123456789abcdefE",
+            0x40,
+        ),
+        ("_RNvNtCs1a2b3c_5my_fw7fw_plan14___MEMPLAN_TEMP", 0x100),
+        (
+            "_ZN5my_fw5other17__MEMPLAN_ARENA_017hfedcba9876543210E",
+            0x200,
+        ),
+    ] {
+        obj.add_symbol(Symbol {
+            name: name.as_bytes().to_vec(),
+            value,
+            size: 16,
+            kind: SymbolKind::Data,
+            scope: SymbolScope::Compilation,
+            weak: false,
+            section: SymbolSection::Section(bss),
+            flags: SymbolFlags::None,
+        });
+    }
+    std::fs::write(path, obj.write().unwrap()).unwrap();
+}
+
+/// `inspect` shows where the arenas and pools are (from the symbols) and every buffer's
+/// absolute address: the region's start plus its offset. PLAN plans `a` at 0, `b` at 48,
+/// `c` at 0 (see PLAN), so with `act` at 0x40 they are at 0x40, 0x70 and 0x40.
+#[test]
+fn inspect_shows_absolute_addresses_and_the_pools() {
+    let source = plan_with_temp();
+    let dir = package("inspect-addresses", &source);
+    let elf = dir.join("firmware.elf");
+    elf_with_symbols(&elf, &info_record_of(&dir, &source));
+
+    let out = memplan(&["inspect".as_ref(), elf.as_os_str()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    let checked = text(&memplan(&["check".as_ref(), dir.join("src/lib.rs").as_os_str()]).stdout);
+    // The report first, as `memplan check` prints it; then the addresses.
+    assert!(shown.starts_with(&checked), "{shown}");
+    let rows: Vec<Vec<&str>> = shown[checked.len()..]
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let has = |row: &[&str]| rows.iter().any(|r| r == row);
+    assert!(
+        has(&["region", "act", "0x00000040", "72", "memory", "SRAM3"]),
+        "{shown}"
+    );
+    assert!(has(&["pool", "constant", "-", "0", ".bss"]), "{shown}");
+    assert!(
+        has(&["pool", "temp", "0x00000100", "64", ".bss"]),
+        "{shown}"
+    );
+    assert!(
+        has(&["a", "act", "0x00000040", "0", "40", "0..=1"]),
+        "{shown}"
+    );
+    assert!(
+        has(&["b", "act", "0x00000070", "48", "24", "1..=2"]),
+        "{shown}"
+    );
+    assert!(
+        has(&["c", "act", "0x00000040", "0", "32", "2..=2"]),
+        "{shown}"
+    );
+
+    // --report: the report alone, what `memplan check` prints.
+    let out = memplan(&["inspect".as_ref(), "--report".as_ref(), elf.as_os_str()]);
+    assert_eq!(text(&out.stdout), checked);
+
+    // --format json: the same, as numbers.
+    let out = memplan(&[
+        "inspect".as_ref(),
+        elf.as_os_str(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let plan = &j["plans"][0];
+    assert_eq!(plan["name"], "fw_plan");
+    assert_eq!(plan["regions"][0]["address"], 0x40);
+    assert_eq!(plan["regions"][0]["planned_bytes"], 72);
+    assert_eq!(plan["regions"][0]["memory"], "SRAM3");
+    let pools: Vec<(&str, u64, Option<u64>)> = plan["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap(),
+                p["size"].as_u64().unwrap(),
+                p["address"].as_u64(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pools,
+        [
+            ("constant", 0, None),
+            ("runtime", 0, None),
+            ("temp", 64, Some(0x100))
+        ]
+    );
+    let addresses: Vec<u64> = plan["buffers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["address"].as_u64().unwrap())
+        .collect();
+    assert_eq!(addresses, [0x40, 0x70, 0x40]);
+}
+
+/// A description of version 2 (before `pool` lines) still reads: its report, and no pools.
+#[test]
+fn inspect_reads_a_description_of_version_2() {
+    let dir = package("inspect-v2", PLAN);
+    let elf = dir.join("firmware.elf");
+    let record: String = String::from_utf8(info_record(&dir))
+        .unwrap()
+        .replace("memplan-plan 3", "memplan-plan 2")
+        .lines()
+        .filter(|l| !l.starts_with("pool "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    elf_with_info(&elf, record.as_bytes(), false);
+    let out = memplan(&["inspect".as_ref(), elf.as_os_str()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(
+        shown.contains("(no pool lines: the description is of version 1 or 2"),
+        "{shown}"
+    );
+    let out = memplan(&["inspect".as_ref(), "--report".as_ref(), elf.as_os_str()]);
+    let checked = memplan(&["check".as_ref(), dir.join("src/lib.rs").as_os_str()]);
+    assert_eq!(text(&out.stdout), text(&checked.stdout));
 }

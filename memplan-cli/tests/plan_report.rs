@@ -63,11 +63,11 @@ fn greedy_figures_are_the_hand_worked_ones() {
     assert_eq!(row(&r, "file's offsets"), "176 bytes (1.0732 x the bound)");
     assert_eq!(
         row(&r, "peak"),
-        "step 1: 164 bytes in 3 live buffers; the largest:"
+        "step 1: 164 bytes in 3 live buffers; largest first:"
     );
     let listed: Vec<Vec<&str>> = r
         .lines()
-        .skip_while(|l| !l.contains("the largest:"))
+        .skip_while(|l| !l.contains("largest first:"))
         .skip(1)
         .map(|l| l.split_whitespace().collect())
         .collect();
@@ -97,6 +97,10 @@ fn the_default_strategy_meets_the_bound() {
     );
     assert_eq!(row(&r, "proven optimal"), "yes");
     assert_eq!(row(&r, "search nodes"), format!("0 (budget {budget})"));
+    assert_eq!(
+        row(&r, "peak"),
+        "step 1: 164 bytes in 3 live buffers; the largest 2:"
+    );
     assert!(r.ends_with("    a           100 bytes  at           64  live 0..=1\n    b            64 bytes  at            0  live 1..=2\n    and 1 more\n"), "{r}");
 }
 
@@ -141,4 +145,89 @@ fn a_rust_source_s_invocations_are_planned_as_the_macro_plans_them() {
     // `sram`: 16000 bytes, the bound.
     assert!(r.starts_with("memory plan `kws` from "), "{r}");
     assert!(r.contains("region `sram` (memory id 0)\n  capacity         65536 bytes\n  planned          16000 bytes\n"), "{r}");
+    // Its pools, as the invocation declares them: `constant: 0; runtime: 2 KiB; temp: 1 KiB;`
+    // (16-byte aligned, the default, in `.bss`).
+    assert!(
+        r.ends_with("\npools (the manager's bump allocators, statics outside every region)\n  constant         0 bytes (aligned to 16)\n  runtime          2048 bytes (aligned to 16)\n  temp             1024 bytes (aligned to 16)\n"),
+        "{r}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
+        .args(["plan", "--format", "json"])
+        .arg(&file)
+        .env_remove("OUT_DIR")
+        .output()
+        .unwrap();
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pools: Vec<(&str, u64)> = j["plans"][0]["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap(), p["size"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(pools, [("constant", 0), ("runtime", 2048), ("temp", 1024)]);
+    // Its element types travel in the plan file: `input` is `[i8; 490]`, `conv1` bytes,
+    // `logits` `[f32; 12]`.
+    let dtypes: Vec<(&str, Option<&str>)> = j["plans"][0]["plan"]["buffers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["name"].as_str().unwrap(), b["dtype"].as_str()))
+        .collect();
+    assert_eq!(
+        dtypes,
+        [
+            ("input", Some("i8")),
+            ("conv1", None),
+            ("conv2", Some("i8")),
+            ("logits", Some("f32"))
+        ]
+    );
+    assert_eq!(j["plans"][0]["plan"]["version"], 2);
+}
+
+/// Seven buffers live together at step 0, of 70, 60, ..., 10 bytes (`b7` .. `b1`, in file
+/// order `b1` first): the report lists every one, largest first, unless `--top` says fewer.
+#[test]
+fn every_buffer_live_at_the_peak_is_listed_unless_top_says_fewer() {
+    let dir = std::env::temp_dir().join(format!("memplan-cli-peak-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("seven.csv");
+    let mut csv = String::from("name,offset,size,first,last\n");
+    let mut offset = 0;
+    for k in 1..=7u64 {
+        csv.push_str(&format!("b{k},{offset},{},0,1\n", 10 * k));
+        offset += 10 * k;
+    }
+    std::fs::write(&file, csv).unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
+            .arg("plan")
+            .arg(&file)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let names = |r: &str| -> Vec<String> {
+        r.lines()
+            .skip_while(|l| !l.trim_start().starts_with("peak"))
+            .skip(1)
+            .map(|l| l.split_whitespace().next().unwrap().to_string())
+            .collect()
+    };
+    let r = run(&[]);
+    assert_eq!(
+        row(&r, "peak"),
+        "step 0: 280 bytes in 7 live buffers; largest first:"
+    );
+    assert_eq!(names(&r), ["b7", "b6", "b5", "b4", "b3", "b2", "b1"]);
+    let r = run(&["--top", "3"]);
+    assert_eq!(
+        row(&r, "peak"),
+        "step 0: 280 bytes in 7 live buffers; the largest 3:"
+    );
+    assert_eq!(names(&r), ["b7", "b6", "b5", "and"]);
+    assert!(r.ends_with("    and 4 more\n"), "{r}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

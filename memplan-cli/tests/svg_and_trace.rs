@@ -32,6 +32,18 @@ fn attr<'a>(tag: &'a str, name: &str) -> &'a str {
     &tag[start..start + end]
 }
 
+/// The contents of every `<text>` element of an SVG.
+fn texts(svg: &str) -> Vec<&str> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let start = t.find('>')? + 1;
+            let end = t.find("</text>")?;
+            Some(&t[start..end])
+        })
+        .collect()
+}
+
 /// Every `<rect class="buffer" ...>...</rect>` of an SVG.
 fn buffer_rects(svg: &str) -> Vec<&str> {
     svg.lines()
@@ -67,11 +79,45 @@ fn the_map_has_a_rectangle_and_a_tooltip_per_buffer() {
         .collect();
     assert!(!zero.is_empty());
     assert!(zero.iter().all(|r| attr(r, "height") == "1.50"));
+    // Exact bytes, with the rounded MiB beside them (9633792 / 2^20 = 9.1875).
     assert!(
-        svg.contains(">lower bound 9.2 MiB</text>"),
-        "the bound: 9633792 bytes"
+        svg.contains(">lower bound 9633792 bytes (9.2 MiB)</text>"),
+        "the bound"
     );
-    assert!(svg.contains(">planned 9.2 MiB</text>"));
+    assert!(svg.contains(">planned 9633792 bytes (9.2 MiB)</text>"));
+    // No rounded figure alone: every text with a unit is a whole number of it (a tick),
+    // or follows the exact bytes.
+    for text in texts(&svg) {
+        for unit in [" KiB", " MiB", " GiB"] {
+            if let Some(at) = text.find(unit) {
+                let before = text[..at].rsplit(['(', ' ']).next().unwrap();
+                assert!(
+                    before.bytes().all(|c| c.is_ascii_digit()) || text.contains(" bytes ("),
+                    "{text}"
+                );
+            }
+        }
+    }
+    // `x` (602112 bytes, live 0..=316) is a large rectangle: its name is drawn on it.
+    assert!(svg.contains("<text class=\"label\""), "no labels");
+    let x = rects
+        .iter()
+        .find(|r| r.contains("<title>x: 602112 bytes"))
+        .unwrap();
+    let label = svg
+        .lines()
+        .find(|l| l.starts_with("<text class=\"label\"") && l.ends_with(">x</text>"))
+        .expect("a label for `x`");
+    let (lx, ly): (f64, f64) = (
+        attr(label, "x").parse().unwrap(),
+        attr(label, "y").parse().unwrap(),
+    );
+    let num = |k: &str| attr(x, k).parse::<f64>().unwrap();
+    assert!(lx > num("x") && lx < num("x") + num("width"), "{label} {x}");
+    assert!(
+        ly > num("y") && ly < num("y") + num("height"),
+        "{label} {x}"
+    );
     assert!(svg.contains(">peak step "));
 }
 
@@ -100,6 +146,30 @@ fn a_thousand_buffers_stay_inside_their_panel_and_regions_get_panels_of_their_ow
     let svg = std::fs::read_to_string(&out).unwrap();
     assert_eq!(svg.matches("<g id=\"region-").count(), 2);
     assert_eq!(buffer_rects(&svg).len(), 6);
+    // One step axis for both panels: `tcm`'s buffers live over steps 0..=5, `sram`'s over
+    // 1..=3 only, yet each panel ticks the same steps at the same x.
+    let panels: Vec<&str> = svg.split("<g id=\"region-").skip(1).collect();
+    let step_ticks = |panel: &str| -> Vec<(String, String)> {
+        panel
+            .lines()
+            .filter(|l| {
+                l.starts_with("<line")
+                    && l.contains("stroke=\"#888\"")
+                    && l.contains("text-anchor=\"middle\">")
+            })
+            .map(|l| {
+                let text = &l[l.find("<text").unwrap()..];
+                let value = &text[text.find('>').unwrap() + 1..text.find("</text>").unwrap()];
+                (attr(text, "x").to_string(), value.to_string())
+            })
+            .collect()
+    };
+    let (a, b) = (step_ticks(panels[0]), step_ticks(panels[1]));
+    let values: Vec<&str> = a.iter().map(|(_, v)| v.as_str()).collect();
+    assert_eq!(values, ["0", "1", "2", "3", "4", "5", "6"], "{a:?}");
+    assert_eq!(a, b);
+    // Names are drawn where they fit: `conv-1` (1000 bytes of sram's 2008) does.
+    assert!(svg.contains(">conv-1</text>"), "{svg}");
 }
 
 #[test]
@@ -177,4 +247,37 @@ fn the_trace_is_laid_out_as_executorch_lays_it_out() {
         ),
         (Some("x"), Some(1), Some(3211264))
     );
+}
+
+/// A buffer one step wide of sixty and most of the bytes high: its name does not fit
+/// across (1000 / 60 pixels) but fits upwards, so it is drawn rotated, inside its
+/// rectangle; a 16-byte one beside it, 2 pixels high, gets no name at all.
+#[test]
+fn a_tall_narrow_buffer_is_named_upwards_and_a_flat_one_not_at_all() {
+    let file = tmp("tall.csv");
+    std::fs::write(
+        &file,
+        "name,offset,size,first,last\ntall_and_narrow,0,4096,30,30\nflat,4096,16,0,59\n",
+    )
+    .unwrap();
+    let out = tmp("tall.svg");
+    memplan(&["svg", &file, "-o", &out]);
+    let svg = std::fs::read_to_string(&out).unwrap();
+    let label = svg
+        .lines()
+        .find(|l| l.ends_with(">tall_and_narrow</text>"))
+        .expect("a label");
+    assert!(label.contains(" transform=\"rotate(-90 "), "{label}");
+    let rect = buffer_rects(&svg)
+        .into_iter()
+        .find(|r| r.contains("<title>tall_and_narrow:"))
+        .unwrap();
+    let num = |tag: &str, k: &str| attr(tag, k).parse::<f64>().unwrap();
+    let (x, w) = (num(rect, "x"), num(rect, "width"));
+    assert!(w < 15.0 * 6.5, "{rect}");
+    assert!(
+        num(label, "x") > x && num(label, "x") < x + w,
+        "{label} {rect}"
+    );
+    assert!(!svg.contains(">flat</text>"), "{svg}");
 }

@@ -51,7 +51,7 @@ fn check(svg: &str, buffers: usize) {
         .iter()
         .filter(|p| (p.red(), p.green(), p.blue()) != (255, 255, 255))
         .count();
-    // The plot area (1000 x 480 pixels of a 1250 x 580 panel) is drawn over.
+    // The plot area (1000 x 480 pixels of a 1370 x 580 panel) is drawn over.
     assert!(
         not_white * 2 > pixels.len(),
         "{not_white} of {} pixels",

@@ -7,32 +7,34 @@
 //! device, and `memplan inspect` reads it back ([`PlanInfo::decode_all`]), as defmt keeps
 //! its interned strings in a non-loaded section.
 //!
-//! # Encoding (version 2)
+//! # Encoding (version 3)
 //!
 //! Text, one record per plan, fields separated by single spaces, names percent-encoded
 //! (every byte outside `[A-Za-z0-9_.-]` as `%XX`):
 //!
 //! ```text
-//! memplan-plan 2
+//! memplan-plan 3
 //! plan NAME PACKAGE
 //! strategy NAME NODES|-
 //! source NAME BYTES SHA256
 //! region NAME CAPACITY PLANNED LOWER_BOUND PEAK|- ALIGN OPTIMAL(0|1) NODES MEMORY|-
+//! pool NAME BYTES ALIGN MEMORY|-
 //! buffer NAME REGION OFFSET SIZE FIRST LAST
 //! end
 //! ```
 //!
 //! A `source` line per plan file or model the plan was read from (its length in bytes
-//! and its SHA-256). Records follow each other in the section, perhaps with NUL bytes
-//! between them (the statics' alignment). A reader also takes version 1 (the same without
-//! `source` lines) and refuses any other.
+//! and its SHA-256), a `pool` line per bump pool of the manager (`constant`, `runtime`,
+//! `temp`). Records follow each other in the section, perhaps with NUL bytes between them
+//! (the statics' alignment). A reader also takes version 2 (the same without `pool`
+//! lines) and version 1 (without `source` lines either), and refuses any other.
 
 use memplan_planner::{Plan, Strategy};
 
 use crate::lower::{ArenaPlace, Model, SourceFile};
 
 /// The version of the encoding this crate writes and reads.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// The name of the link section that holds the descriptions.
 pub const SECTION: &str = ".memplan.info";
@@ -51,8 +53,24 @@ pub struct PlanInfo {
     pub sources: Vec<SourceFile>,
     /// Its regions, by memory id.
     pub regions: Vec<RegionSummary>,
+    /// The manager's bump pools (`constant`, `runtime`, `temp`); empty in a description
+    /// of version 1 or 2.
+    pub pools: Vec<PoolSummary>,
     /// Its buffers, in declaration order.
     pub buffers: Vec<BufferSummary>,
+}
+
+/// One bump pool of a [`PlanInfo`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PoolSummary {
+    /// `constant`, `runtime` or `temp`.
+    pub name: String,
+    /// Its size, in bytes.
+    pub bytes: u64,
+    /// The alignment of its base, in bytes.
+    pub align: u64,
+    /// The MEMORY region it is placed in (`memory M`).
+    pub memory: Option<String>,
 }
 
 /// One region of a [`PlanInfo`].
@@ -120,6 +138,17 @@ impl PlanInfo {
                         ArenaPlace::Memory(m) => Some(m.to_string()),
                         ArenaPlace::Bss | ArenaPlace::Section { .. } => None,
                     },
+                })
+                .collect(),
+            pools: model
+                .pools
+                .named()
+                .into_iter()
+                .map(|(name, p)| PoolSummary {
+                    name: name.to_string(),
+                    bytes: p.bytes,
+                    align: p.align,
+                    memory: p.memory.as_ref().map(ToString::to_string),
                 })
                 .collect(),
             buffers: model
@@ -284,6 +313,15 @@ impl PlanInfo {
                 r.memory.as_deref().map_or("-".to_string(), escape)
             ));
         }
+        for p in &self.pools {
+            out.push_str(&format!(
+                "pool {} {} {} {}\n",
+                escape(&p.name),
+                p.bytes,
+                p.align,
+                p.memory.as_deref().map_or("-".to_string(), escape)
+            ));
+        }
         for b in &self.buffers {
             out.push_str(&format!(
                 "buffer {} {} {} {} {} {}\n",
@@ -315,10 +353,10 @@ impl PlanInfo {
             .filter(|(_, l)| !l.is_empty());
         while let Some((n, header)) = lines.next() {
             match header.split(' ').collect::<Vec<_>>()[..] {
-                ["memplan-plan", "1" | "2"] => {}
+                ["memplan-plan", "1" | "2" | "3"] => {}
                 ["memplan-plan", v] => {
                     return Err(format!(
-                        "line {n}: a plan description of version {v}; this memplan reads versions 1 and {VERSION}"
+                        "line {n}: a plan description of version {v}; this memplan reads versions 1 to {VERSION}"
                     ));
                 }
                 _ => return Err(format!("line {n}: expected `memplan-plan {VERSION}`")),
@@ -338,6 +376,7 @@ fn decode_record<'a>(
         strategy: Strategy::default(),
         sources: Vec::new(),
         regions: Vec::new(),
+        pools: Vec::new(),
         buffers: Vec::new(),
     };
     for (n, line) in lines.by_ref() {
@@ -392,6 +431,18 @@ fn decode_record<'a>(
                     name: unescape(name).ok_or_else(bad)?,
                     bytes: num(bytes)?,
                     sha256: unescape(sha256).ok_or_else(bad)?,
+                });
+            }
+            ["pool", name, bytes, align, memory] => {
+                info.pools.push(PoolSummary {
+                    name: unescape(name).ok_or_else(bad)?,
+                    bytes: num(bytes)?,
+                    align: num(align)?,
+                    memory: if memory == "-" {
+                        None
+                    } else {
+                        Some(unescape(memory).ok_or_else(bad)?)
+                    },
                 });
             }
             ["buffer", name, region, offset, size, first, last] => {
@@ -462,6 +513,20 @@ mod tests {
                 nodes: 0,
                 memory: Some("SRAM3".into()),
             }],
+            pools: vec![
+                PoolSummary {
+                    name: "constant".into(),
+                    bytes: 0,
+                    align: 16,
+                    memory: None,
+                },
+                PoolSummary {
+                    name: "temp".into(),
+                    bytes: 1024,
+                    align: 32,
+                    memory: Some("SRAM 2".into()),
+                },
+            ],
             buffers: vec![BufferSummary {
                 name: "aten_conv.out 0%".into(),
                 region: 0,
@@ -490,6 +555,11 @@ mod tests {
                 .encode()
                 .contains("buffer aten_conv.out%200%25 0 32 64 1 2\n")
         );
+        assert!(
+            sample()
+                .encode()
+                .contains("pool constant 0 16 -\npool temp 1024 32 SRAM%202\n")
+        );
         // The SHA-256 of "TFL3", as `printf TFL3 | sha256sum` prints it.
         assert!(sample().encode().contains(
             "source model%20dir%2Fperson_detect.tflite 4 a7dde3997f7e2a851fdbd1691bd8d19d07719e365be8016f136ff8ef6a847665\n"
@@ -498,22 +568,28 @@ mod tests {
 
     #[test]
     fn another_version_or_a_truncated_record_is_refused() {
-        let e = PlanInfo::decode_all(b"memplan-plan 3\nend\n").unwrap_err();
+        let e = PlanInfo::decode_all(b"memplan-plan 4\nend\n").unwrap_err();
         assert_eq!(
             e,
-            "line 1: a plan description of version 3; this memplan reads versions 1 and 2"
+            "line 1: a plan description of version 4; this memplan reads versions 1 to 3"
         );
-        // Version 1, before `source` lines, still reads.
-        let v1 = sample()
-            .encode()
-            .replace("memplan-plan 2", "memplan-plan 1");
-        let v1: String = v1
-            .lines()
-            .filter(|l| !l.starts_with("source "))
-            .map(|l| format!("{l}\n"))
-            .collect();
-        let read = PlanInfo::decode_all(v1.as_bytes()).unwrap();
+        // Version 2, before `pool` lines, and version 1, before `source` lines, still read.
+        let older = |version: &str, dropped: &[&str]| -> String {
+            sample()
+                .encode()
+                .replace("memplan-plan 3", &format!("memplan-plan {version}"))
+                .lines()
+                .filter(|l| !dropped.iter().any(|d| l.starts_with(d)))
+                .map(|l| format!("{l}\n"))
+                .collect()
+        };
+        let read = PlanInfo::decode_all(older("2", &["pool "]).as_bytes()).unwrap();
+        assert_eq!(read[0].pools, []);
+        assert_eq!(read[0].sources, sample().sources);
+        assert_eq!(read[0].buffers, sample().buffers);
+        let read = PlanInfo::decode_all(older("1", &["pool ", "source "]).as_bytes()).unwrap();
         assert_eq!(read[0].sources, []);
+        assert_eq!(read[0].regions, sample().regions);
         let text = sample().encode();
         let cut = &text[..text.len() - 4];
         assert!(

@@ -15,8 +15,8 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use memplan_planner::files::UNBOUNDED;
-use memplan_planner::{Placement, Plan, Problem};
+use memplan_planner::files::{Primitive, UNBOUNDED};
+use memplan_planner::{Buffer, Placement, Plan, Problem};
 
 use crate::{Env, check, names, source};
 
@@ -121,6 +121,25 @@ pub fn invocation(
     plan: &Plan,
     options: &WriteOptions,
 ) -> Result<String, String> {
+    invocation_typed(problem, plan, &[], options)
+}
+
+/// [`invocation`], with buffer `i` written as `[T; N]` where `elements[i]` is `Some(T)`
+/// (its element type, as a plan file's `dtype` names it), so that its views are views of
+/// `T`: where `T`'s size divides its bytes and is at most the alignment it is planned
+/// with (its own `align`, else its region's, the smallest region's when it is spilled),
+/// so that the element type's alignment floor moves no offset. Any other buffer, and
+/// every buffer past the end of `elements`, is written as bytes.
+///
+/// # Errors
+///
+/// As [`invocation`].
+pub fn invocation_typed(
+    problem: &Problem,
+    plan: &Plan,
+    elements: &[Option<Primitive>],
+    options: &WriteOptions,
+) -> Result<String, String> {
     if syn::parse_str::<syn::Ident>(&options.module).is_err() {
         return Err(format!(
             "`{}` is not a Rust identifier: the module needs one",
@@ -138,12 +157,28 @@ pub fn invocation(
             ));
         }
     }
-    let text = write(problem, plan, options);
+    let text = write(problem, plan, elements, options);
     verify(&text, plan)?;
     Ok(text)
 }
 
-fn write(problem: &Problem, plan: &Plan, options: &WriteOptions) -> String {
+/// `b`'s element type, as it is written: `Some` where [`invocation_typed`] types it.
+fn typed(problem: &Problem, b: &Buffer, element: Option<Primitive>) -> Option<Primitive> {
+    let e = element?;
+    let region_align = match b.placement {
+        Placement::In(r) => problem.regions.get(r).map(|r| r.align),
+        Placement::Anywhere => problem.regions.iter().map(|r| r.align).min(),
+    }?;
+    let planned_with = b.align.unwrap_or(region_align).max(b.min_align);
+    (b.size.is_multiple_of(e.size()) && e.size() <= planned_with).then_some(e)
+}
+
+fn write(
+    problem: &Problem,
+    plan: &Plan,
+    elements: &[Option<Primitive>],
+    options: &WriteOptions,
+) -> String {
     let mut types = HashSet::new();
     let regions = identifiers(
         problem.regions.iter().map(|r| r.name.as_str()),
@@ -180,7 +215,20 @@ fn write(problem: &Problem, plan: &Plan, options: &WriteOptions) -> String {
         if buffers[i] != b.name {
             let _ = writeln!(s, "        /// `{}`", b.name.escape_default());
         }
-        let _ = write!(s, "        buffer {}: {} bytes", buffers[i], b.size);
+        match typed(problem, b, elements.get(i).copied().flatten()) {
+            Some(e) => {
+                let _ = write!(
+                    s,
+                    "        buffer {}: [{}; {}]",
+                    buffers[i],
+                    e.rust_name(),
+                    b.size / e.size()
+                );
+            }
+            None => {
+                let _ = write!(s, "        buffer {}: {} bytes", buffers[i], b.size);
+            }
+        }
         match (b.in_place_of, b.placement) {
             (Some(src), _) => {
                 let _ = write!(s, " in place of {}", buffers[src]);
@@ -236,7 +284,7 @@ fn verify(text: &str, plan: &Plan) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use memplan_planner::{Buffer, Region, Strategy};
+    use memplan_planner::{Region, Strategy};
 
     #[test]
     fn names_become_distinct_identifiers_and_type_names() {

@@ -19,7 +19,7 @@
 //!
 //! | field | type | meaning |
 //! |---|---|---|
-//! | `version` | integer, optional | the schema's version: `1` (the only one) |
+//! | `version` | integer, optional | the schema's version: `1`, or `2` for a file that uses `dtype` or `in_place_of` (a version-1 file reads as before) |
 //! | `name` | string, optional | the plan's name (reports, the module `memplan emit` writes) |
 //! | `regions` | array, optional | the memory regions in memory-id order (0, 1, ...); absent or empty: one region `arena`, unbounded, aligned to 16 |
 //! | `regions[].name` | string | unique among the regions |
@@ -32,6 +32,8 @@
 //! | `buffers[].region` | string, optional | the region's name; absent: the only region, or, with several, the first that can take it (spilled, as `memory_plan!` spills a buffer without `in`) |
 //! | `buffers[].align` | integer, optional | alignment of the offset, in bytes, a power of two at most 65536; absent: the region's |
 //! | `buffers[].offset` | integer, optional | the buffer's offset in its region, in bytes: a pin when the file is planned (verified, never trusted; the buffer then needs a region), the offset checked when the file is a plan to check |
+//! | `buffers[].dtype` | string, optional (version 2) | its element type, a Rust primitive (`i8`, `u8`, `i16`, `u16`, `i32`, `u32`, `i64`, `u64`, `f32`, `f64`; torch's names `float32`, `int8`, ... are read too), whose size divides `size`; absent: bytes |
+//! | `buffers[].in_place_of` | string, optional (version 2) | the name of the buffer whose bytes it takes in place (as `memory_plan!`'s `in place of`); the planner checks the pair |
 //!
 //! Numbers are JSON integers (no fractions, no exponents, not negative). Unknown fields are
 //! errors, so a misspelt field is never silently ignored. Every error names the file, the
@@ -42,6 +44,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::error::FileError;
+use super::model::Primitive;
 use super::plan_file::{FileBuffer, FileRegion, Format, PlanFile, Positions};
 use crate::problem::{Lifetime, MAX_ALIGN};
 
@@ -97,6 +100,37 @@ pub struct JsonBuffer {
     /// Its offset in its region, in bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<u64>,
+    /// Its element type, a Rust primitive's name (version 2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dtype: Option<String>,
+    /// The name of the buffer whose bytes it takes in place (version 2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_place_of: Option<String>,
+}
+
+impl JsonBuffer {
+    /// Whether it uses a field of version 2 (`dtype`, `in_place_of`).
+    pub fn needs_version_2(&self) -> bool {
+        self.dtype.is_some() || self.in_place_of.is_some()
+    }
+}
+
+impl JsonPlan {
+    /// The version a file with these buffers says: 2 when one uses `dtype` or
+    /// `in_place_of`, else 1 (what a reader of version 1 takes).
+    pub fn version_needed(&self) -> u64 {
+        if self.buffers.iter().any(JsonBuffer::needs_version_2) {
+            2
+        } else {
+            1
+        }
+    }
+}
+
+/// The element type `name` stands for: a Rust primitive's name (`f32`), or torch's
+/// (`float32`).
+fn primitive(name: &str) -> Option<Primitive> {
+    Primitive::of_rust(name).or_else(|| Primitive::of_torch(name))
 }
 
 /// The same document, read again for where each region and buffer object starts.
@@ -140,10 +174,10 @@ pub fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
             message,
         }
     };
-    if let Some(v) = doc.version.filter(|&v| v != 1) {
+    if let Some(v) = doc.version.filter(|&v| v != 1 && v != 2) {
         return Err(at(
             None,
-            format!("`version` is {v}: this reader knows version 1"),
+            format!("`version` is {v}: this reader knows versions 1 and 2"),
         ));
     }
     let valid_align = |a: u64| a.is_power_of_two() && a <= MAX_ALIGN;
@@ -174,6 +208,8 @@ pub fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
     }
     let mut buffers = Vec::with_capacity(doc.buffers.len());
     let mut seen = std::collections::HashMap::new();
+    let mut sources = Vec::with_capacity(doc.buffers.len());
+    let mut index_of = std::collections::HashMap::new();
     for (i, b) in doc.buffers.into_iter().enumerate() {
         let raw = places.buffers.get(i);
         let (line, column) = raw.map_or((1, 1), |r| {
@@ -217,12 +253,54 @@ pub fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
                 }
             },
         };
+        if doc.version == Some(1) && b.needs_version_2() {
+            let field = if b.dtype.is_some() {
+                "dtype"
+            } else {
+                "in_place_of"
+            };
+            return Err(at(
+                raw,
+                format!(
+                    "`{}`: `{field}` is a field of version 2, and the file says `\"version\": 1`",
+                    b.name
+                ),
+            ));
+        }
+        let element = match &b.dtype {
+            None => None,
+            Some(name) => match primitive(name) {
+                Some(p) if b.size.is_multiple_of(p.size()) => Some(p),
+                Some(p) => {
+                    return Err(at(
+                        raw,
+                        format!(
+                            "`{}`: {} bytes are not a whole number of `{name}` elements ({} bytes each)",
+                            b.name,
+                            b.size,
+                            p.size()
+                        ),
+                    ));
+                }
+                None => {
+                    return Err(at(
+                        raw,
+                        format!(
+                            "`{}`: `dtype` `{name}` is not a Rust primitive (i8, u8, i16, u16, i32, u32, i64, u64, f32, f64); leave it out for bytes",
+                            b.name
+                        ),
+                    ));
+                }
+            },
+        };
         if let Some(prev) = seen.insert(b.name.clone(), line) {
             return Err(at(
                 raw,
                 format!("`{}` is named twice (first on line {prev})", b.name),
             ));
         }
+        sources.push(b.in_place_of);
+        index_of.insert(b.name.clone(), buffers.len());
         buffers.push(FileBuffer {
             name: b.name,
             size: b.size,
@@ -231,8 +309,35 @@ pub fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
             align: b.align,
             offset: b.offset,
             column,
+            element,
+            dtype: b.dtype,
             ..FileBuffer::new(String::new(), 0, lifetime, line)
         });
+    }
+    // `in_place_of` names any buffer of the file, before or after it.
+    for (i, source) in sources.into_iter().enumerate() {
+        let Some(source) = source else { continue };
+        match index_of.get(&source) {
+            Some(&s) if buffers[i].offset.is_some() && buffers[i].offset != buffers[s].offset => {
+                return Err(at(
+                    places.buffers.get(i),
+                    format!(
+                        "`{}` is in place of `{source}`, so its `offset` is `{source}`'s: give both the same offset, or neither",
+                        buffers[i].name
+                    ),
+                ));
+            }
+            Some(&s) => buffers[i].in_place_of = Some(s),
+            None => {
+                return Err(at(
+                    places.buffers.get(i),
+                    format!(
+                        "`{}` is in place of `{source}`, which `buffers` does not declare",
+                        buffers[i].name
+                    ),
+                ));
+            }
+        }
     }
     Ok(PlanFile {
         file: file.to_string(),
@@ -300,6 +405,83 @@ mod tests {
         assert!(
             e.message.contains("which `regions` does not declare"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn version_2_reads_element_types_and_in_place_sources() {
+        let text = r#"{"version": 2, "buffers": [
+  {"name": "y", "size": 48, "first": 2, "last": 3, "in_place_of": "x", "dtype": "float32"},
+  {"name": "x", "size": 48, "first": 0, "last": 2, "dtype": "f32"},
+  {"name": "z", "size": 5, "first": 0, "last": 0}
+]}"#;
+        let p = parse_json(text, "p.json").unwrap();
+        assert_eq!(p.buffers[0].in_place_of, Some(1));
+        assert_eq!(p.buffers[0].element, Some(Primitive::F32));
+        assert_eq!(p.buffers[1].element, Some(Primitive::F32));
+        assert_eq!(
+            (p.buffers[2].element, p.buffers[2].in_place_of),
+            (None, None)
+        );
+        let problem = p.problem(&Default::default()).unwrap();
+        assert_eq!(problem.buffers[0].in_place_of, Some(1));
+        // Without a version the new fields read too; version 1 says they are not its own.
+        assert!(parse_json(&text.replace("\"version\": 2, ", ""), "p.json").is_ok());
+        let e =
+            parse_json(&text.replace("\"version\": 2", "\"version\": 1"), "p.json").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "p.json:2:3: `y`: `dtype` is a field of version 2, and the file says `\"version\": 1`"
+        );
+        let e = parse_json(
+            &text.replace("\"x\", \"dtype\": \"float32\"", "\"w\""),
+            "p.json",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "p.json:2:3: `y` is in place of `w`, which `buffers` does not declare"
+        );
+        let e = parse_json(&text.replace("\"f32\"", "\"bool\""), "p.json").unwrap_err();
+        assert!(
+            e.message.contains("`dtype` `bool` is not a Rust primitive"),
+            "{e}"
+        );
+        let e = parse_json(
+            &text.replace("\"size\": 5,", "\"size\": 5, \"dtype\": \"i16\","),
+            "p.json",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "p.json:4:3: `z`: 5 bytes are not a whole number of `i16` elements (2 bytes each)"
+        );
+        // An in-place buffer's offset is its source's.
+        let pinned = text
+            .replace(
+                "\"in_place_of\": \"x\",",
+                "\"in_place_of\": \"x\", \"offset\": 64,",
+            )
+            .replace("\"dtype\": \"f32\"", "\"dtype\": \"f32\", \"offset\": 0");
+        let e = parse_json(&pinned, "p.json").unwrap_err();
+        assert!(
+            e.message.contains("give both the same offset, or neither"),
+            "{e}"
+        );
+        let agreeing = pinned.replace("\"offset\": 64", "\"offset\": 0");
+        let problem = parse_json(&agreeing, "p.json")
+            .unwrap()
+            .problem(&Default::default())
+            .unwrap();
+        assert_eq!(
+            (problem.buffers[0].pin, problem.buffers[1].pin),
+            (None, Some(0))
+        );
+        assert_eq!(
+            parse_json(r#"{"version": 3, "buffers": []}"#, "p.json")
+                .unwrap_err()
+                .message,
+            "`version` is 3: this reader knows versions 1 and 2"
         );
     }
 }

@@ -93,6 +93,24 @@ impl Primitive {
         })
     }
 
+    /// The primitive of Rust's name `name` (`i8`, `f32`, ...; the inverse of
+    /// [`Primitive::rust_name`]).
+    pub fn of_rust(name: &str) -> Option<Primitive> {
+        Some(match name {
+            "i8" => Primitive::I8,
+            "u8" => Primitive::U8,
+            "i16" => Primitive::I16,
+            "u16" => Primitive::U16,
+            "i32" => Primitive::I32,
+            "u32" => Primitive::U32,
+            "i64" => Primitive::I64,
+            "u64" => Primitive::U64,
+            "f32" => Primitive::F32,
+            "f64" => Primitive::F64,
+            _ => return None,
+        })
+    }
+
     /// The type's name in Rust: `i8`, `f32`, ...
     pub fn rust_name(self) -> &'static str {
         match self {

@@ -95,6 +95,9 @@ pub struct FileBuffer {
     /// Where it is in the file, for messages, when that is not a line: a model's
     /// `tensor 12 (`conv1`)`.
     pub origin: Option<String>,
+    /// The buffer (an index into [`PlanFile::buffers`]) whose bytes it takes in place
+    /// (JSON's `in_place_of`).
+    pub in_place_of: Option<usize>,
 }
 
 impl FileBuffer {
@@ -114,6 +117,7 @@ impl FileBuffer {
             dtype: None,
             shape: None,
             origin: None,
+            in_place_of: None,
         }
     }
 
@@ -215,8 +219,9 @@ impl<'a> Positions<'a> {
 }
 
 impl PlanFile {
-    /// The planning problem of the file: its buffers (sizes, lifetimes, alignments; JSON
-    /// offsets become pins, CSV offsets are ignored, as `memory_plan!` ignores them) in
+    /// The planning problem of the file: its buffers (sizes, lifetimes, alignments,
+    /// in-place sources; JSON offsets become pins, except an in-place buffer's, which is
+    /// its source's; CSV offsets are ignored, as `memory_plan!` ignores them) in
     /// the regions `options` gives, else those the file declares, else one region `arena`
     /// of capacity `options.capacity` (default [`UNBOUNDED`]) and alignment
     /// `options.align` (default [`Format::default_align`]).
@@ -291,12 +296,14 @@ impl PlanFile {
                 min_align: 1,
                 lifetime: b.lifetime,
                 placement,
-                pin: if self.format == Format::Json {
+                // An in-place buffer's offset is its source's (the reader checked that
+                // they agree): the source's pin, never one of its own.
+                pin: if self.format == Format::Json && b.in_place_of.is_none() {
                     b.offset
                 } else {
                     None
                 },
-                in_place_of: None,
+                in_place_of: b.in_place_of,
             });
         }
         Ok(Problem { regions, buffers })

@@ -10,6 +10,7 @@
 use memplan_planner::{Names, Plan, PlanError, Problem, validate};
 
 use crate::diag::{Diagnostics, SpanRange};
+use crate::lock::{Entry, Refused};
 use crate::lower::Model;
 
 /// What planning a model gave.
@@ -29,15 +30,30 @@ pub struct Planned {
 /// planner's own errors (overflow, pins, in-place rules) in the same build and to keep the
 /// regions that plan fine.
 pub fn plan(model: &Model, diags: &mut Diagnostics) -> Planned {
+    plan_locked(model, None, diags)
+}
+
+/// [`plan`], with the offsets of `locked` (a fresh entry of the lock file) instead of a
+/// search when there is no error so far: the planner computes each region's figures from
+/// them and its validator checks them ([`crate::lock::plan_of`]); an entry that fails is
+/// an error, never used.
+pub fn plan_locked(model: &Model, locked: Option<&Entry>, diags: &mut Diagnostics) -> Planned {
     if model.regions.is_empty() {
         return Planned::default();
     }
     let clean = diags.is_empty();
     let (problem, records) = model.problem();
-    let result = std::panic::catch_unwind(|| memplan_planner::plan(&problem, model.strategy));
+    let result = std::panic::catch_unwind(|| match locked.filter(|_| clean) {
+        Some(entry) => crate::lock::plan_of(&problem, entry),
+        None => memplan_planner::plan(&problem, model.strategy).map_err(Refused::Planner),
+    });
     let plan = match result {
         Ok(Ok(p)) => checked(model, &problem, p, diags),
-        Ok(Err(errors)) => {
+        Ok(Err(Refused::Lock(message))) => {
+            diags.at(model.name.span(), message);
+            None
+        }
+        Ok(Err(Refused::Planner(errors))) => {
             let names = RecordNames {
                 model,
                 records: &records,

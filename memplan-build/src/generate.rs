@@ -218,7 +218,8 @@ mod tests {
         if memplan_planner::files::parse_any(json, "m.json").is_ok() {
             result.unwrap();
         } else {
-            assert!(!cfg!(feature = "json"));
+            let json_feature = cfg!(feature = "json");
+            assert!(!json_feature);
             let e = result.unwrap_err().to_string();
             assert!(
                 e.contains("memplan-build reads JSON plan files with its `json` feature"),

@@ -77,6 +77,10 @@ pub fn run(args: Args) -> Result<bool, String> {
         }
     }
     let lock_path = root.join(FILE_NAME);
+    let lock_path = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| lock_path.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or(lock_path);
     let mode = Mode {
         update: args.update,
         check: args.check,
@@ -143,7 +147,7 @@ pub fn run(args: Args) -> Result<bool, String> {
             println!("{s}");
         }
         if stale.is_empty() && ok {
-            println!("{}: fresh ({} plans)", lock_path.display(), entries.len());
+            println!("{}: fresh ({})", lock_path.display(), plans(entries.len()));
         }
         return Ok(stale.is_empty() && ok);
     }
@@ -156,7 +160,7 @@ pub fn run(args: Args) -> Result<bool, String> {
     }
     let text = lock::render(&entries);
     std::fs::write(&lock_path, text).map_err(|e| format!("{}: {e}", lock_path.display()))?;
-    println!("wrote {} ({} plans)", lock_path.display(), entries.len());
+    println!("wrote {} ({})", lock_path.display(), plans(entries.len()));
     Ok(true)
 }
 
@@ -244,6 +248,15 @@ fn lock_file(file: &Path, options: &Options, search: &Options, mode: Mode) -> Re
         });
     }
     Ok(out)
+}
+
+/// `1 plan`, `3 plans`.
+fn plans(n: usize) -> String {
+    if n == 1 {
+        "1 plan".to_string()
+    } else {
+        format!("{n} plans")
+    }
 }
 
 fn paths_shown(paths: &[PathBuf]) -> String {

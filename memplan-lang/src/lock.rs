@@ -397,7 +397,7 @@ pub fn lookup(
                 span,
                 format!(
                     "memory plan `{}` requires a lock, and the package root (CARGO_MANIFEST_DIR) is unknown",
-                    key(model)
+                    model.name
                 ),
             );
         }
@@ -459,7 +459,8 @@ pub fn lookup(
             diags.at(
                 span,
                 format!(
-                    "memory plan `{key}` requires a lock (`lock = required`), and {why}: run `memplan lock` in the package and commit {FILE_NAME}"
+                    "memory plan `{}` requires a lock (`lock = required`), and {why}: run `memplan lock` in the package and commit {FILE_NAME}",
+                    model.name
                 ),
             );
         }

@@ -48,7 +48,8 @@ pub struct Args {
     #[arg(long)]
     pub check: bool,
     /// Also lock the plans of debug-canary builds (memplan-runtime's `debug-canary`
-    /// feature plans guard bytes after every buffer: other sizes, another entry).
+    /// feature plans guard bytes after every buffer: other sizes, another entry); implied
+    /// when the lock file already holds such an entry.
     #[arg(long)]
     pub canary: bool,
     /// Where `buffers ... from out_dir "..."` files are; default: the OUT_DIR environment
@@ -88,7 +89,13 @@ pub fn run(args: Args) -> Result<bool, String> {
     let mut entries: Vec<Entry> = Vec::new();
     let mut ok = true;
     let mut stale = Vec::new();
-    for canary in [false, true].into_iter().filter(|&c| !c || args.canary) {
+    // A lock file that already holds debug-canary entries keeps them up to date.
+    let existing = std::fs::read_to_string(&lock_path)
+        .ok()
+        .and_then(|text| lock::parse(&text).ok())
+        .unwrap_or_default();
+    let canary_too = args.canary || existing.iter().any(|e| e.key.ends_with(" debug-canary"));
+    for canary in [false, true].into_iter().filter(|&c| !c || canary_too) {
         let options = Options {
             out_dir: args.out_dir.clone(),
             root: Some(root.clone()),
@@ -127,20 +134,15 @@ pub fn run(args: Args) -> Result<bool, String> {
         ));
     }
     if mode.check {
-        if let Ok(text) = std::fs::read_to_string(&lock_path)
-            && let Ok(in_file) = lock::parse(&text)
-        {
-            for e in in_file {
-                let variant_run = args.canary || !e.key.ends_with(" debug-canary");
-                if variant_run && keys.binary_search(&e.key.as_str()).is_err() {
-                    stale.push(format!(
-                        "{}: plan `{}` (line {}) is no invocation of {}",
-                        lock_path.display(),
-                        e.key,
-                        e.line,
-                        paths_shown(&paths)
-                    ));
-                }
+        for e in existing {
+            if keys.binary_search(&e.key.as_str()).is_err() {
+                stale.push(format!(
+                    "{}: plan `{}` (line {}) is no invocation of {}",
+                    lock_path.display(),
+                    e.key,
+                    e.line,
+                    paths_shown(&paths)
+                ));
             }
         }
         for s in &stale {

@@ -133,3 +133,43 @@ fn an_entry_without_an_invocation_is_not_fresh() {
     memplan_lock(&dir, &[]);
     assert!(!lock_text(&dir).contains("c::plan4"));
 }
+
+#[test]
+fn debug_canary_entries_are_written_with_canary_and_kept_after() {
+    let dir = package("canary");
+    memplan_lock(&dir, &["--canary"]);
+    let text = lock_text(&dir);
+    let keys: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("plan "))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "a::plan2",
+            "a::plan2 debug-canary",
+            "b::plan3",
+            "b::plan3 debug-canary",
+            "c::plan4",
+            "c::plan4 debug-canary",
+            "plan1",
+            "plan1 debug-canary"
+        ]
+    );
+    // Guards are planned after every buffer: the canary plan of each needs more bytes.
+    let planned = |key: &str| -> u64 {
+        block(&text, key)
+            .lines()
+            .find_map(|l| l.strip_prefix("region sram "))
+            .and_then(|r| r.split(' ').next())
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(planned("plan1 debug-canary") > planned("plan1"));
+    // Without --canary, the file's canary entries are still kept up to date.
+    memplan_lock(&dir, &["--update"]);
+    assert_eq!(lock_text(&dir), text);
+    let out = memplan_lock(&dir, &["--check"]);
+    assert!(out.contains("fresh (8 plans)"), "{out}");
+}

@@ -79,6 +79,11 @@ checked=$(cd "$FW" && "$MEMPLAN" check src/lib.rs)
 rects=$(grep -o '<rect id="buf-' "$CARGO_TARGET_DIR/digits.svg" | wc -l)
 [ "$rects" = 7 ] || fail "the map drawn from the ELF has $rects buffer rectangles, not the plan's 7"
 
+step "check: $FW/memplan.lock is fresh (memplan lock --check)"
+# The firmware commits its lock: every invocation has an entry whose fingerprint matches and
+# whose offsets pass the validator, and no entry is left without an invocation.
+(cd "$FW" && "$MEMPLAN" lock --check src) || fail "$FW/memplan.lock is stale: run \`memplan lock\` in $FW and commit it"
+
 step "check: memplan linker prints the fragment the build script wrote"
 fragment=$(ls -t "$CARGO_TARGET_DIR"/thumbv7em-none-eabihf/release/build/memplan-firmware-*/out/memplan.x | head -n1)
 (cd "$FW" && "$MEMPLAN" linker src/lib.rs) | diff - "$fragment" || fail "memplan linker differs from $fragment"

@@ -9,6 +9,7 @@
 //! memplan emit model.csv --name model    # a memory_plan! invocation of the plan
 //! memplan linker src/lib.rs -o memplan.x # the linker fragment memplan-build writes
 //! memplan inspect firmware.elf           # the plans read back from a built firmware
+//! memplan lock --nodes 2000000           # memplan.lock: the plans a build uses unsearched
 //! ```
 //!
 //! Each command is a module with its `Args` (clap) and `run`; `commands!` makes the
@@ -59,6 +60,7 @@ commands! {
     Emit => emit,
     Linker => linker,
     Inspect => inspect,
+    Lock => lock,
 }
 
 #[derive(Parser, Debug)]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use memplan_planner::Strategy;
 
-use crate::{Checked, Env, check, source};
+use crate::{Checked, Env, check_with, source};
 
 /// What a tool knows about where a source file is and how to plan it.
 #[derive(Clone, Debug, Default)]
@@ -24,6 +24,9 @@ pub struct Options {
     pub canary: bool,
     /// A strategy that replaces each invocation's own.
     pub strategy: Option<Strategy>,
+    /// Plan without the package's lock file (`memplan lock`, which writes it): every
+    /// invocation is searched, and the file is not read.
+    pub no_lock: bool,
 }
 
 /// A source file, checked.
@@ -84,7 +87,7 @@ pub fn check_text(file: &Path, text: &str, options: &Options) -> Result<FileChec
             strategy: options.strategy,
             root: options.root.clone(),
         };
-        let checked = check(invocation.tokens, &env);
+        let checked = check_with(invocation.tokens, &env, !options.no_lock);
         if let Some(model) = &checked.model {
             read.extend(model.files.iter().cloned());
         }

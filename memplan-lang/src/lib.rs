@@ -20,6 +20,9 @@
 //!   declarations;
 //! - [`emit`]: typed ids, the buffer table, static arenas, the manager.
 //!
+//! Beside them, [`lock`](mod@lock): the package's lock file, whose fresh entries give the
+//! plan's offsets instead of a search.
+//!
 //! And back: [`write`](mod@write) turns a planning problem and its plan into the text of an
 //! invocation, for code generators.
 //!
@@ -48,6 +51,7 @@ pub mod driver;
 pub mod emit;
 pub mod info;
 pub mod linker;
+pub mod lock;
 pub mod lower;
 pub mod memory_x;
 mod names;
@@ -72,6 +76,11 @@ pub struct Checked {
     pub plan: Option<Plan>,
     /// With errors, the plan of the buffers without any (see [`plan::Planned::partial`]).
     pub partial: Option<(Plan, Vec<usize>)>,
+    /// What the package's lock file says about the plan ([`lock::Lookup`]).
+    pub lock: lock::Lookup,
+    /// The strategy the invocation writes (before a tool's override): part of the lock's
+    /// fingerprint.
+    pub written_strategy: memplan_planner::Strategy,
 }
 
 impl Checked {
@@ -84,8 +93,15 @@ impl Checked {
     }
 }
 
-/// Parses, lowers and plans the body of one `memory_plan!` invocation.
+/// Parses, lowers and plans the body of one `memory_plan!` invocation, with the offsets
+/// of the package's lock file when it holds a fresh entry for it ([`lock`]).
 pub fn check(tokens: TokenStream, env: &Env) -> Checked {
+    check_with(tokens, env, true)
+}
+
+/// [`check`], with the lock file used (`use_lock`) or not looked at (`memplan lock`,
+/// which searches to write it).
+pub fn check_with(tokens: TokenStream, env: &Env, use_lock: bool) -> Checked {
     let mut diagnostics = Diagnostics::default();
     let Some(input) = parse::parse(tokens, &mut diagnostics) else {
         return Checked {
@@ -93,15 +109,39 @@ pub fn check(tokens: TokenStream, env: &Env) -> Checked {
             model: None,
             plan: None,
             partial: None,
+            lock: lock::Lookup::Off,
+            written_strategy: memplan_planner::Strategy::default(),
         };
     };
-    let model = lower::lower(input, env, &mut diagnostics);
-    let planned = plan::plan(&model, &mut diagnostics);
+    // The invocation's own strategy is part of the lock's fingerprint; a tool's override
+    // (`--strategy`) applies after.
+    let own = Env {
+        strategy: None,
+        ..env.clone()
+    };
+    let mut model = lower::lower(input, &own, &mut diagnostics);
+    let written_strategy = model.strategy;
+    if let Some(s) = env.strategy {
+        model.strategy = s;
+    }
+    let lock = if use_lock {
+        lock::lookup(
+            &mut model,
+            written_strategy,
+            env.root.as_deref(),
+            &mut diagnostics,
+        )
+    } else {
+        lock::Lookup::Off
+    };
+    let planned = plan::plan_locked(&model, lock.fresh(), &mut diagnostics);
     Checked {
         diagnostics,
         model: Some(model),
         plan: planned.plan,
         partial: planned.partial,
+        lock,
+        written_strategy,
     }
 }
 

@@ -10,6 +10,7 @@
 use memplan_planner::{Failure, Names, Plan, PlanError, Problem, plan_validated, validated};
 
 use crate::diag::{Diagnostics, SpanRange};
+use crate::lock::{Entry, Refused};
 use crate::lower::Model;
 
 /// What planning a model gave.
@@ -29,12 +30,33 @@ pub struct Planned {
 /// planner's own errors (overflow, pins, in-place rules) in the same build and to keep the
 /// regions that plan fine.
 pub fn plan(model: &Model, diags: &mut Diagnostics) -> Planned {
+    plan_locked(model, None, diags)
+}
+
+/// [`plan`], with the offsets of `locked` (a fresh entry of the lock file) instead of a
+/// search when there is no error so far: the planner computes each region's figures from
+/// them and its validator checks them ([`crate::lock::plan_of`]); an entry that fails is
+/// an error, never used.
+pub fn plan_locked(model: &Model, locked: Option<&Entry>, diags: &mut Diagnostics) -> Planned {
     if model.regions.is_empty() {
         return Planned::default();
     }
     let clean = diags.is_empty();
     let (problem, records) = model.problem();
-    let plan = match plan_validated(&problem, model.strategy) {
+    let result = match locked.filter(|_| clean) {
+        Some(entry) => match std::panic::catch_unwind(|| crate::lock::plan_of(&problem, entry)) {
+            // `plan_of` runs the planner's validator on the locked offsets.
+            Ok(Ok(p)) => Ok(p),
+            Ok(Err(Refused::Lock(message))) => {
+                diags.at(model.name.span(), message);
+                return Planned::default();
+            }
+            Ok(Err(Refused::Planner(errors))) => Err(Failure::Errors(errors)),
+            Err(_) => Err(Failure::PlannerPanicked),
+        },
+        None => plan_validated(&problem, model.strategy),
+    };
+    let plan = match result {
         Ok(p) => fits_rust(model, p, diags),
         Err(Failure::Errors(errors)) => {
             let names = RecordNames {

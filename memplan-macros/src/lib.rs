@@ -70,6 +70,13 @@ use proc_macro::TokenStream;
 ///   as a region's arena is; pools hand out uninitialised memory, so they are never
 ///   zeroed). Pools are statics of their own, not part of any region.
 /// - `strategy = greedy | best_of | optimal(nodes = N);` the packing strategy.
+/// - `lock = required;` the package's lock file must hold a fresh entry for this plan: a
+///   stale or missing one is a compile error naming the plan. With or without it, when
+///   `memplan.lock` in the package root (written by `memplan lock`) holds an entry whose
+///   fingerprint matches the plan's inputs, its offsets are used once the planner's
+///   validator accepts them (an entry it rejects is a compile error), with no search; a
+///   stale entry is planned again, and `REPORT` says so. Editing the file rebuilds the
+///   crate.
 /// - `buffer NAME: SIZE CLAUSES;` a planned buffer. Clauses, in any order, optionally
 ///   separated by commas:
 ///   - `in REGION`: the region; without it the buffer is spilled to the first region, in

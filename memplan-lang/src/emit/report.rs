@@ -11,7 +11,13 @@ use crate::lower::Model;
 /// text of [`PlanInfo::report`].
 pub fn report(model: &Model, plan: Option<&Plan>) -> String {
     match plan {
-        Some(plan) => PlanInfo::new(model, plan).report(),
+        Some(plan) => {
+            let mut out = PlanInfo::new(model, plan).report();
+            if let Some(note) = &model.lock_note {
+                out.push_str(note);
+            }
+            out
+        }
         None => format!("memory plan `{}`: the plan has errors", model.name),
     }
 }

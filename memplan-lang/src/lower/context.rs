@@ -48,7 +48,7 @@ pub(crate) struct Lowering<'a> {
     pub(crate) buffer_by_name: HashMap<String, usize>,
     /// Type names in use, with a description of their first user.
     pub(crate) type_names: HashMap<String, String>,
-    /// Statements that may be given once: `crate`, `strategy`, and each pool.
+    /// Statements that may be given once: `crate`, `strategy`, `lock`, and each pool.
     pub(crate) seen: Seen,
     /// "Did you mean" searches left ([`super::values::did_you_mean`]).
     pub(crate) hints_left: usize,
@@ -59,6 +59,7 @@ pub(crate) struct Lowering<'a> {
 pub(crate) struct Seen {
     pub(crate) krate: bool,
     pub(crate) strategy: bool,
+    pub(crate) lock: bool,
     pub(crate) pools: [bool; 3],
 }
 

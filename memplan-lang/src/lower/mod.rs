@@ -5,7 +5,7 @@
 //! The steps run in one direction, each a file:
 //!
 //! 1. `regions`: every region first, since buffers may name a region declared after them;
-//! 2. the statements in order: `settings` (`crate`, `strategy`, the pools), `buffers`
+//! 2. the statements in order: `settings` (`crate`, `strategy`, `lock`, the pools), `buffers`
 //!    (`buffer` statements), `files` (`buffers ... from` plan files);
 //! 3. the passes over the whole model (`passes`): `pad`, resolving `in place of`, leaving
 //!    out what depends on an error, element types hidden by generated names, sizes along
@@ -75,6 +75,8 @@ pub fn lower(input: Input, env: &Env, diags: &mut Diagnostics) -> Model {
             schedule: None,
             schedule_ir: None,
             memory_x: None,
+            lock_required: None,
+            lock_note: None,
         },
         region_by_name: HashMap::new(),
         buffer_by_name: HashMap::new(),
@@ -94,6 +96,7 @@ pub fn lower(input: Input, env: &Env, diags: &mut Diagnostics) -> Model {
             Stmt::Crate(path) => settings::krate(&mut cx, path),
             Stmt::Strategy(s) => settings::strategy(&mut cx, s),
             Stmt::Pool(p) => settings::pool(&mut cx, p),
+            Stmt::Lock(word) => settings::lock(&mut cx, word),
             Stmt::Buffer(b) => buffers::declare(&mut cx, b),
             Stmt::Buffers(f) => files::declare(&mut cx, f, false),
             Stmt::Model(f) => files::declare(&mut cx, f, true),

@@ -49,6 +49,12 @@ pub struct Model {
     pub schedule_ir: Option<super::schedule::Schedule>,
     /// The crate's memory.x, when an arena is placed in a memory (`None` otherwise).
     pub memory_x: Option<crate::memory_x::MemoryX>,
+    /// `lock = required;`: where `required` is written. A stale or missing entry in the
+    /// crate's lock file is then an error ([`crate::lock`]).
+    pub lock_required: Option<Span>,
+    /// What the lock file said about this plan, when the plan's `REPORT` should say it (a
+    /// stale entry, planned again).
+    pub lock_note: Option<String>,
 }
 
 /// What a `model` statement gives the schedule: the model, its file, and where its

@@ -1,4 +1,4 @@
-//! `crate = PATH;`, `strategy = ...;` and the pools (`constant`, `runtime`, `temp`).
+//! `crate = PATH;`, `strategy = ...;`, `lock = required;` and the pools (`constant`, `runtime`, `temp`).
 
 use memplan_planner::Strategy;
 use quote::quote;
@@ -25,6 +25,21 @@ pub(super) fn strategy(cx: &mut Lowering<'_>, s: StrategyDecl) {
     match Strategy::from_parts(&s.name.to_string(), s.nodes.map(|n| n.0)) {
         Ok(st) => cx.model.strategy = st,
         Err(e) => cx.diags.at(s.name.span(), e),
+    }
+}
+
+pub(super) fn lock(cx: &mut Lowering<'_>, word: syn::Ident) {
+    if cx.seen.lock {
+        cx.diags.at(word.span(), "`lock` is given twice");
+    }
+    cx.seen.lock = true;
+    if word == "required" {
+        cx.model.lock_required = Some(word.span());
+    } else {
+        cx.diags.at(
+            word.span(),
+            format!("unknown lock setting `{word}`: expected `lock = required`"),
+        );
     }
 }
 

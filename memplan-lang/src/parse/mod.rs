@@ -45,6 +45,8 @@ pub enum Stmt {
     Pool(PoolDecl),
     /// `strategy = greedy | best_of | optimal(nodes = N);`
     Strategy(StrategyDecl),
+    /// `lock = required;`: the word after `=`.
+    Lock(Ident),
     /// `buffer NAME: ...;`
     Buffer(BufferDecl),
     /// `buffers [in REGION] from "FILE";`
@@ -496,12 +498,15 @@ impl Parse for Stmt {
             if which == "constant" || which == "runtime" || which == "temp" {
                 input.parse::<Ident>()?;
                 Stmt::Pool(settings::parse_pool(input, which)?)
+            } else if which == "lock" {
+                input.parse::<Ident>()?;
+                Stmt::Lock(settings::parse_lock(input)?)
             } else {
                 return Err(syn::Error::new(
                     which.span(),
                     format!(
                         "unknown statement `{which}`: expected `region`, `buffer`, `buffers`, \
-                         `model`, `constant`, `runtime`, `temp`, `strategy` or `crate`"
+                         `model`, `constant`, `runtime`, `temp`, `strategy`, `lock` or `crate`"
                     ),
                 ));
             }

@@ -1,5 +1,5 @@
 //! The pools (`constant: SIZE;`, `runtime: SIZE;`, `temp: SIZE [, align A] [, memory M];`) and
-//! `strategy = NAME[(nodes = N)];`.
+//! `strategy = NAME[(nodes = N)];` and `lock = required;`.
 
 use syn::parse::ParseStream;
 use syn::{Ident, LitInt, Token};
@@ -44,4 +44,13 @@ pub(super) fn parse_strategy(input: ParseStream) -> syn::Result<StrategyDecl> {
         }
     }
     Ok(StrategyDecl { name, nodes })
+}
+
+/// The rest of `lock = required;` after `lock`: the word after `=` (checked when lowered).
+pub(super) fn parse_lock(input: ParseStream) -> syn::Result<Ident> {
+    if !input.peek(Token![=]) {
+        return Err(input.error("expected `lock = required`"));
+    }
+    input.parse::<Token![=]>()?;
+    input.parse()
 }

@@ -4,8 +4,11 @@
 
 mod groups;
 mod live;
+mod locked;
 mod pins;
 mod spill;
+
+pub use locked::{LockedError, PLAN_RULES, plan_from};
 
 use groups::Group;
 use spill::Packed;

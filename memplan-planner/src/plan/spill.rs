@@ -199,6 +199,23 @@ pub(super) fn pack_region(
     strategy: Strategy,
 ) -> Result<Packed, PlanError> {
     let members = members.to_vec();
+    let instance = region_instance(problem, groups, &members, r);
+    let capacity = problem.regions[r].capacity;
+    let out = pack_within(strategy, &instance, capacity).map_err(|e| PlanError::SizeOverflow {
+        buffers: groups[members[e.item]].members.clone(),
+        region: Some(r),
+    })?;
+    Ok((members, out, instance))
+}
+
+/// The instance of region `r`, which holds the groups `members` (in group order): one item
+/// per group, with its pieces when a group is not a rectangle.
+pub(super) fn region_instance(
+    problem: &Problem,
+    groups: &[Group],
+    members: &[usize],
+    r: usize,
+) -> Instance {
     let mut instance = Instance::new(
         members
             .iter()
@@ -216,10 +233,5 @@ pub(super) fn pack_region(
             .map(|&g| groups[g].instance_pieces())
             .collect();
     }
-    let capacity = problem.regions[r].capacity;
-    let out = pack_within(strategy, &instance, capacity).map_err(|e| PlanError::SizeOverflow {
-        buffers: groups[members[e.item]].members.clone(),
-        region: Some(r),
-    })?;
-    Ok((members, out, instance))
+    instance
 }

@@ -1,0 +1,346 @@
+//! `memplan lock [PATHS]`: the package's lock file (`memplan.lock` in its root), with the
+//! plan of every `memory_plan!` invocation in PATHS, found and planned by the same driver
+//! as `memplan-build`'s linker fragment ([`memplan_lang::driver::check_file`]).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use clap::Args as ClapArgs;
+use memplan_lang::driver::{Options, check_file, package_root};
+use memplan_lang::lock::{self, Entry, FILE_NAME, Lookup};
+use memplan_planner::Strategy;
+
+use crate::diagnostic::render;
+
+/// Write the package's lock file: the plan of every memory_plan! invocation in PATHS.
+///
+/// PATHS are Rust source files or folders (every .rs file below one, in name order);
+/// default: src. The lock file is memplan.lock in the package root (the folder of the
+/// nearest Cargo.toml above the first path). Each entry holds a plan's offsets and a
+/// fingerprint of everything the plan depends on; a build of the package uses an entry
+/// whose fingerprint matches its invocation, after validating its offsets, and does not
+/// search.
+///
+/// An entry that is still fresh is kept as it is (its offsets never move); the others are
+/// planned again, with each invocation's strategy, or optimal(nodes = N) with --nodes.
+/// --update plans every invocation again. The file is the same for any --threads.
+///
+/// Exit status: 0 when the file is written (or, with --check, is fresh), 1 when an
+/// invocation has errors (printed; nothing is written) or, with --check, the file is not
+/// fresh, 2 when a file cannot be read.
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// The Rust source files (.rs) or folders; default: src.
+    pub paths: Vec<PathBuf>,
+    /// Plan with optimal(nodes = N) instead of each invocation's own strategy (a lock may
+    /// search far longer than a build).
+    #[arg(long, value_name = "N")]
+    pub nodes: Option<u64>,
+    /// Plan this many source files at once.
+    #[arg(long, value_name = "N", default_value = "1", value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub threads: u64,
+    /// Plan every invocation again, fresh entries too.
+    #[arg(long, conflicts_with = "check")]
+    pub update: bool,
+    /// Write nothing: exit 1 unless every invocation has a fresh, valid entry and every
+    /// entry an invocation.
+    #[arg(long)]
+    pub check: bool,
+    /// Also lock the plans of debug-canary builds (memplan-runtime's `debug-canary`
+    /// feature plans guard bytes after every buffer: other sizes, another entry); implied
+    /// when the lock file already holds such an entry.
+    #[arg(long)]
+    pub canary: bool,
+    /// Where `buffers ... from out_dir "..."` files are; default: the OUT_DIR environment
+    /// variable.
+    #[arg(long, value_name = "DIR", env = "OUT_DIR")]
+    pub out_dir: Option<PathBuf>,
+}
+
+/// Runs `memplan lock`.
+pub fn run(args: Args) -> Result<bool, String> {
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from("src")]
+    } else {
+        args.paths.clone()
+    };
+    let files = rust_files(&paths)?;
+    let root = package_root(&paths[0])
+        .ok_or_else(|| format!("{}: no Cargo.toml in its folder or above", paths[0].display()))?;
+    for f in &files {
+        if package_root(f).as_deref() != Some(root.as_path()) {
+            return Err(format!(
+                "{}: not in the package at {} (one lock file per package)",
+                f.display(),
+                root.display()
+            ));
+        }
+    }
+    let lock_path = root.join(FILE_NAME);
+    let lock_path = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| lock_path.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or(lock_path);
+    let mode = Mode {
+        update: args.update,
+        check: args.check,
+    };
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut ok = true;
+    let mut stale = Vec::new();
+    // A lock file that already holds debug-canary entries keeps them up to date.
+    let existing = std::fs::read_to_string(&lock_path)
+        .ok()
+        .and_then(|text| lock::parse(&text).ok())
+        .unwrap_or_default();
+    let canary_too = args.canary || existing.iter().any(|e| e.key.ends_with(" debug-canary"));
+    for canary in [false, true].into_iter().filter(|&c| !c || canary_too) {
+        let options = Options {
+            out_dir: args.out_dir.clone(),
+            root: Some(root.clone()),
+            canary,
+            ..Options::default()
+        };
+        let search = Options {
+            strategy: args.nodes.map(|nodes| Strategy::Optimal { nodes }),
+            no_lock: true,
+            ..options.clone()
+        };
+        for (file, outcomes) in files.iter().zip(lock_all(&files, &options, &search, mode, args.threads)) {
+            for o in outcomes? {
+                for e in &o.errors {
+                    eprintln!("{e}");
+                    ok = false;
+                }
+                match (o.entry, o.key) {
+                    (Some(e), _) => entries.push(e),
+                    (None, Some(key)) if mode.check => stale.push(format!(
+                        "{}: plan `{key}` has no fresh entry in {}",
+                        file.display(),
+                        lock_path.display()
+                    )),
+                    _ => {}
+                }
+            }
+        }
+    }
+    let mut keys: Vec<&str> = entries.iter().map(|e| e.key.as_str()).collect();
+    keys.sort_unstable();
+    if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!(
+            "two memory_plan! invocations are plan `{}`: a lock entry is named by the plan's module path, which must be unique in the package",
+            w[0]
+        ));
+    }
+    if mode.check {
+        for e in existing {
+            if keys.binary_search(&e.key.as_str()).is_err() {
+                stale.push(format!(
+                    "{}: plan `{}` (line {}) is no invocation of {}",
+                    lock_path.display(),
+                    e.key,
+                    e.line,
+                    paths_shown(&paths)
+                ));
+            }
+        }
+        for s in &stale {
+            println!("{s}");
+        }
+        if stale.is_empty() && ok {
+            println!("{}: fresh ({})", lock_path.display(), plans(entries.len()));
+        }
+        return Ok(stale.is_empty() && ok);
+    }
+    if !ok {
+        eprintln!(
+            "memplan lock: {} is not written: an invocation has errors",
+            lock_path.display()
+        );
+        return Ok(false);
+    }
+    let text = lock::render(&entries);
+    std::fs::write(&lock_path, text).map_err(|e| format!("{}: {e}", lock_path.display()))?;
+    println!("wrote {} ({})", lock_path.display(), plans(entries.len()));
+    Ok(true)
+}
+
+/// What to do with each invocation.
+#[derive(Clone, Copy)]
+struct Mode {
+    /// Plan every invocation again.
+    update: bool,
+    /// Only tell whether the entries are fresh.
+    check: bool,
+}
+
+/// One invocation's result, as text (the front end's values do not cross threads).
+struct Outcome {
+    /// The plan's key, when its module header reads.
+    key: Option<String>,
+    /// Its entry: kept when fresh, else planned (none with errors, or with `check` when
+    /// not fresh).
+    entry: Option<Entry>,
+    /// Its errors, rendered (`FILE:LINE:COLUMN`).
+    errors: Vec<String>,
+}
+
+/// One file's outcomes, or why it cannot be read.
+type FileOutcome = Result<Vec<Outcome>, String>;
+
+/// Whether the planned invocation `c` keeps its entry: fresh, and valid (no error).
+fn kept(c: &memplan_lang::Checked) -> bool {
+    matches!(c.lock, Lookup::Fresh(..)) && c.diagnostics.is_empty() && c.plan.is_some()
+}
+
+/// The invocations of `file`: with the lock (`options`) unless `mode.update`, and those
+/// without a fresh entry planned again (`search`) unless `mode.check`.
+fn lock_file(file: &Path, options: &Options, search: &Options, mode: Mode) -> Result<Vec<Outcome>, String> {
+    let locked = if mode.update {
+        None
+    } else {
+        Some(check_file(file, options)?)
+    };
+    let fresh_entry = |c: &memplan_lang::Checked| match &c.lock {
+        Lookup::Fresh(_, e) if kept(c) => Some((**e).clone()),
+        _ => None,
+    };
+    let key = |c: &memplan_lang::Checked| c.model.as_ref().map(lock::key);
+    if mode.check {
+        let locked = locked.map(|l| l.invocations).unwrap_or_default();
+        return Ok(locked
+            .iter()
+            .map(|c| Outcome {
+                key: key(c),
+                entry: fresh_entry(c),
+                errors: c.diagnostics.iter().map(|d| render(file, d)).collect(),
+            })
+            .collect());
+    }
+    let locked: Vec<memplan_lang::Checked> = locked.map(|l| l.invocations).unwrap_or_default();
+    let searched = if mode.update || locked.iter().any(|c| !kept(c)) {
+        check_file(file, search)?.invocations
+    } else {
+        Vec::new()
+    };
+    let count = locked.len().max(searched.len());
+    let mut out = Vec::with_capacity(count);
+    for k in 0..count {
+        if let Some(e) = locked.get(k).and_then(fresh_entry) {
+            out.push(Outcome {
+                key: Some(e.key.clone()),
+                entry: Some(e),
+                errors: Vec::new(),
+            });
+            continue;
+        }
+        let Some(c) = searched.get(k) else { continue };
+        let entry = match (&c.model, &c.plan) {
+            (Some(model), Some(plan)) => {
+                let (problem, _) = model.problem();
+                Some(lock::entry(model, &problem, c.written_strategy, plan))
+            }
+            _ => None,
+        };
+        out.push(Outcome {
+            key: key(c),
+            entry,
+            errors: c.diagnostics.iter().map(|d| render(file, d)).collect(),
+        });
+    }
+    Ok(out)
+}
+
+/// `1 plan`, `3 plans`.
+fn plans(n: usize) -> String {
+    if n == 1 {
+        "1 plan".to_string()
+    } else {
+        format!("{n} plans")
+    }
+}
+
+fn paths_shown(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Every `.rs` file of `paths`: a file as given, a folder's below it in name order
+/// (skipping folders named `target` and hidden ones).
+fn rust_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut stack = vec![p.clone()];
+            let mut found = Vec::new();
+            while let Some(dir) = stack.pop() {
+                let read = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                for entry in read {
+                    let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+                    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+                    let skip = name
+                        .as_deref()
+                        .is_some_and(|n| n.starts_with('.') || n == "target");
+                    if path.is_dir() {
+                        if !skip {
+                            stack.push(path);
+                        }
+                    } else if crate::input::is_rust(&path) {
+                        found.push(path);
+                    }
+                }
+            }
+            found.sort();
+            out.extend(found);
+        } else if p.exists() {
+            out.push(p.clone());
+        } else {
+            return Err(format!("{}: no such file or folder", p.display()));
+        }
+    }
+    Ok(out)
+}
+
+/// [`lock_file`] of every file, `threads` files at once; the results in file order, the
+/// same for any thread count (each file's planning is deterministic and independent).
+fn lock_all(
+    files: &[PathBuf],
+    options: &Options,
+    search: &Options,
+    mode: Mode,
+    threads: u64,
+) -> Vec<FileOutcome> {
+    let results: Vec<Mutex<Option<FileOutcome>>> =
+        files.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let work = || {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(file) = files.get(i) else { break };
+            let r = lock_file(file, options, search, mode);
+            if let Ok(mut slot) = results[i].lock() {
+                *slot = Some(r);
+            }
+        }
+    };
+    let threads = usize::try_from(threads).unwrap_or(1).clamp(1, files.len().max(1));
+    std::thread::scope(|s| {
+        for _ in 1..threads {
+            s.spawn(work);
+        }
+        work();
+    });
+    results
+        .into_iter()
+        .zip(files)
+        .map(|(slot, file)| {
+            slot.into_inner().ok().flatten().unwrap_or_else(|| {
+                Err(format!("{}: not planned (a planning thread failed)", file.display()))
+            })
+        })
+        .collect()
+}

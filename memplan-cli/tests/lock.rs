@@ -1,0 +1,175 @@
+//! `memplan lock`: the package's lock file, the same for any thread count; `--check`
+//! finds a stale entry; fresh entries are kept as they are.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{run, stdout};
+
+/// A package of four source files, each with one invocation of 24 buffers whose sizes
+/// and lifetimes come from `seed`.
+fn package(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("memplan-cli-lock-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        "[package]\nname = \"locked\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+    )
+    .unwrap();
+    for (file, seed) in [("lib.rs", 1u64), ("a.rs", 2), ("b.rs", 3), ("c.rs", 4)] {
+        std::fs::write(dir.join("src").join(file), invocation(seed, 0)).unwrap();
+    }
+    dir
+}
+
+/// An invocation of 24 buffers, the first `extra` bytes larger.
+fn invocation(seed: u64, extra: u64) -> String {
+    let mut body = String::new();
+    let mut x = seed;
+    for i in 0..24 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let size = 16 + (x >> 33) % 200 + if i == 0 { extra } else { 0 };
+        let first = (x >> 20) % 12;
+        let len = (x >> 10) % 5;
+        body.push_str(&format!(
+            "        buffer b{i}: {size} bytes in sram, live {first}..={};\n",
+            first + len
+        ));
+    }
+    format!(
+        "memory_plan! {{\n    mod plan{seed} {{\n        region sram: 64 KiB, align 8;\n{body}    }}\n}}\n"
+    )
+}
+
+fn lock_text(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("memplan.lock")).unwrap()
+}
+
+fn memplan_lock(dir: &Path, extra: &[&str]) -> String {
+    let src = dir.join("src").display().to_string();
+    let mut args = vec!["lock", src.as_str()];
+    args.extend_from_slice(extra);
+    stdout(&args)
+}
+
+/// The block of plan `key` in a lock file's text.
+fn block<'a>(text: &'a str, key: &str) -> &'a str {
+    let start = text.find(&format!("\nplan {key}\n")).unwrap();
+    let end = start + text[start..].find("\nend\n").unwrap();
+    &text[start..end]
+}
+
+#[test]
+fn the_lock_is_the_same_for_any_thread_count() {
+    let dir = package("threads");
+    memplan_lock(&dir, &["--threads", "1", "--nodes", "20000"]);
+    let one = lock_text(&dir);
+    assert_eq!(one.matches("\nplan ").count(), 4, "{one}");
+    for threads in ["2", "3", "4"] {
+        memplan_lock(
+            &dir,
+            &["--update", "--threads", threads, "--nodes", "20000"],
+        );
+        assert_eq!(lock_text(&dir), one, "--threads {threads}");
+    }
+    // The entries are sorted by plan: `a::plan2`, `b::plan3`, `c::plan4`, `plan1`.
+    let keys: Vec<&str> = one
+        .lines()
+        .filter_map(|l| l.strip_prefix("plan "))
+        .collect();
+    assert_eq!(keys, ["a::plan2", "b::plan3", "c::plan4", "plan1"]);
+    let out = memplan_lock(&dir, &["--check"]);
+    assert!(out.contains("fresh (4 plans)"), "{out}");
+}
+
+#[test]
+fn a_stale_entry_is_found_and_fresh_ones_are_kept_as_they_are() {
+    let dir = package("stale");
+    // Locked with a small budget: entries kept later keep its offsets and strategy line.
+    memplan_lock(&dir, &["--nodes", "0"]);
+    let before = lock_text(&dir);
+    std::fs::write(dir.join("src/b.rs"), invocation(3, 8)).unwrap();
+    let src = dir.join("src").display().to_string();
+    let checked = run(&["lock", src.as_str(), "--check"]);
+    assert_eq!(checked.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&checked.stdout);
+    assert!(
+        said.contains("plan `b::plan3` has no fresh entry in "),
+        "{said}"
+    );
+    assert!(!said.contains("plan1") && !said.contains("plan2"), "{said}");
+    let b = dir.join("src/b.rs").display().to_string();
+    let report = stdout(&["check", b.as_str()]);
+    assert!(
+        report.contains("lock: the entry of `b::plan3` in memplan.lock is stale"),
+        "{report}"
+    );
+    memplan_lock(&dir, &[]);
+    let after = lock_text(&dir);
+    for key in ["a::plan2", "c::plan4", "plan1"] {
+        assert_eq!(block(&after, key), block(&before, key), "{key}");
+        assert!(block(&after, key).contains("strategy optimal(nodes = 0)"));
+    }
+    assert_ne!(block(&after, "b::plan3"), block(&before, "b::plan3"));
+    assert!(block(&after, "b::plan3").contains("strategy optimal(nodes = 38000)"));
+    let out = memplan_lock(&dir, &["--check"]);
+    assert!(out.contains("fresh (4 plans)"), "{out}");
+}
+
+#[test]
+fn an_entry_without_an_invocation_is_not_fresh() {
+    let dir = package("extra");
+    memplan_lock(&dir, &[]);
+    std::fs::remove_file(dir.join("src/c.rs")).unwrap();
+    let src = dir.join("src").display().to_string();
+    let checked = run(&["lock", src.as_str(), "--check"]);
+    assert_eq!(checked.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&checked.stdout);
+    assert!(said.contains("plan `c::plan4` (line "), "{said}");
+    memplan_lock(&dir, &[]);
+    assert!(!lock_text(&dir).contains("c::plan4"));
+}
+
+#[test]
+fn debug_canary_entries_are_written_with_canary_and_kept_after() {
+    let dir = package("canary");
+    memplan_lock(&dir, &["--canary"]);
+    let text = lock_text(&dir);
+    let keys: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("plan "))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "a::plan2",
+            "a::plan2 debug-canary",
+            "b::plan3",
+            "b::plan3 debug-canary",
+            "c::plan4",
+            "c::plan4 debug-canary",
+            "plan1",
+            "plan1 debug-canary"
+        ]
+    );
+    // Guards are planned after every buffer: the canary plan of each needs more bytes.
+    let planned = |key: &str| -> u64 {
+        block(&text, key)
+            .lines()
+            .find_map(|l| l.strip_prefix("region sram "))
+            .and_then(|r| r.split(' ').next())
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(planned("plan1 debug-canary") > planned("plan1"));
+    // Without --canary, the file's canary entries are still kept up to date.
+    memplan_lock(&dir, &["--update"]);
+    assert_eq!(lock_text(&dir), text);
+    let out = memplan_lock(&dir, &["--check"]);
+    assert!(out.contains("fresh (8 plans)"), "{out}");
+}

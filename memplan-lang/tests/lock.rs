@@ -1,0 +1,260 @@
+//! The lock file: each test writes a package root holding a `memplan.lock` made from a plan
+//! the planner searched, then checks an invocation in it as the macro does.
+
+use std::path::PathBuf;
+
+use memplan_lang::lock::{self, Lookup};
+use memplan_lang::{Checked, Env, check, check_with};
+use memplan_planner::Strategy;
+
+/// Eight buffers on which `greedy` plans 9 bytes and the default strategy the optimum, 8
+/// (the most bytes live at one step: `h`, `b` and `a` at step 1).
+const PLAN: &str = "mod m {
+    region r: 1 MiB, align 1;
+    buffer a: 2 bytes in r, live 0..=1;
+    buffer b: 3 bytes in r, live 1..=2;
+    buffer c: 2 bytes in r, live 2..=3;
+    buffer d: 3 bytes in r, live 3..=4;
+    buffer e: 1 bytes in r, live 0..=0;
+    buffer f: 4 bytes in r, live 4..=5;
+    buffer g: 2 bytes in r, live 5..=6;
+    buffer h: 3 bytes in r, live 0..=2;
+    LOCK
+}";
+
+fn source(lock_statement: &str) -> String {
+    PLAN.replace("LOCK", lock_statement)
+}
+
+/// A fresh, empty package root.
+fn root(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("memplan-lock-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn env(root: &std::path::Path, strategy: Option<Strategy>) -> Env {
+    Env {
+        root: Some(root.to_path_buf()),
+        strategy,
+        ..Env::default()
+    }
+}
+
+/// Plans `src` without the lock (a search) and writes its entry as the package's lock.
+fn lock(root: &std::path::Path, src: &str) -> Checked {
+    let c = check_with(src.parse().unwrap(), &env(root, None), false);
+    let (model, plan) = (c.model.as_ref().unwrap(), c.plan.as_ref().unwrap());
+    let (problem, _) = model.problem();
+    let entry = lock::entry(model, &problem, c.written_strategy, plan);
+    std::fs::write(root.join(lock::FILE_NAME), lock::render(&[entry])).unwrap();
+    c
+}
+
+fn offsets(c: &Checked) -> Vec<u64> {
+    c.plan
+        .as_ref()
+        .unwrap()
+        .buffers
+        .iter()
+        .map(|p| p.offset)
+        .collect()
+}
+
+fn errors(c: &Checked) -> Vec<String> {
+    c.diagnostics.iter().map(|d| d.message.clone()).collect()
+}
+
+#[test]
+fn locked_offsets_survive_a_planner_change() {
+    let dir = root("survive");
+    let src = source("");
+    let searched = lock(&dir, &src);
+    assert_eq!(searched.plan.as_ref().unwrap().regions[0].planned_bytes, 8);
+    // The planner changed: `greedy` instead of the search. Without the lock its offsets
+    // differ (it needs 9 bytes) ...
+    let greedy = Some(Strategy::Greedy);
+    let unlocked = check_with(src.parse().unwrap(), &env(&dir, greedy), false);
+    assert_eq!(unlocked.plan.as_ref().unwrap().regions[0].planned_bytes, 9);
+    assert_ne!(offsets(&unlocked), offsets(&searched));
+    // ... and with it the build keeps the locked offsets, with no search.
+    let locked = check(src.parse().unwrap(), &env(&dir, greedy));
+    assert!(locked.diagnostics.is_empty(), "{:?}", errors(&locked));
+    assert!(
+        matches!(locked.lock, Lookup::Fresh(..)),
+        "{:?}",
+        locked.lock
+    );
+    assert_eq!(offsets(&locked), offsets(&searched));
+    let plan = locked.plan.as_ref().unwrap();
+    assert_eq!(plan.regions[0].planned_bytes, 8);
+    assert_eq!(plan.regions[0].search_nodes, 0);
+    assert_eq!(plan.regions[0].lower_bound, 8);
+    assert!(!locked.report().unwrap().contains("lock:"));
+}
+
+#[test]
+fn the_lock_file_is_tracked_by_the_expansion() {
+    let dir = root("tracked");
+    let src = source("");
+    lock(&dir, &src);
+    let expanded = memplan_lang::expand(src.parse().unwrap(), &env(&dir, None)).to_string();
+    let path = dir.join(lock::FILE_NAME).display().to_string();
+    assert!(
+        expanded.contains(&format!("include_bytes ! (\"{path}\")")),
+        "{expanded}"
+    );
+}
+
+#[test]
+fn a_stale_entry_is_planned_again_and_the_report_says_so() {
+    let dir = root("stale");
+    lock(&dir, &source(""));
+    // `e` grows by a byte: the plan's inputs changed.
+    let changed = source("").replace("e: 1 bytes", "e: 2 bytes");
+    let c = check(changed.parse().unwrap(), &env(&dir, None));
+    assert!(c.diagnostics.is_empty(), "{:?}", errors(&c));
+    assert!(matches!(c.lock, Lookup::Stale(_)), "{:?}", c.lock);
+    let unlocked = check_with(changed.parse().unwrap(), &env(&dir, None), false);
+    assert_eq!(offsets(&c), offsets(&unlocked));
+    let report = c.report().unwrap();
+    assert!(
+        report.ends_with("lock: the entry of `m` in memplan.lock is stale (the plan's inputs changed since `memplan lock`): planned again; run `memplan lock` to update it\n"),
+        "{report}"
+    );
+}
+
+#[test]
+fn the_strategy_an_invocation_writes_is_in_the_fingerprint() {
+    let dir = root("strategy");
+    lock(&dir, &source(""));
+    let c = check(
+        source("strategy = best_of;").parse().unwrap(),
+        &env(&dir, None),
+    );
+    assert!(matches!(c.lock, Lookup::Stale(_)), "{:?}", c.lock);
+}
+
+#[test]
+fn a_required_lock_that_is_stale_or_missing_is_an_error_naming_the_plan() {
+    let dir = root("required");
+    let required = source("lock = required;");
+    // No lock file.
+    let c = check(required.parse().unwrap(), &env(&dir, None));
+    let e = errors(&c);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0] == "memory plan `m` requires a lock (`lock = required`), and the package root (CARGO_MANIFEST_DIR) has no memplan.lock: run `memplan lock` in the package and commit memplan.lock",
+        "{e:?}"
+    );
+    assert!(c.plan.is_none());
+    // A lock file without its entry.
+    std::fs::write(dir.join(lock::FILE_NAME), lock::render(&[])).unwrap();
+    let e = errors(&check(required.parse().unwrap(), &env(&dir, None)));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].contains("memplan.lock has no entry for it"), "{e:?}");
+    // A fresh entry: planned from it.
+    let searched = lock(&dir, &required);
+    let c = check(
+        required.parse().unwrap(),
+        &env(&dir, Some(Strategy::Greedy)),
+    );
+    assert!(c.diagnostics.is_empty(), "{:?}", errors(&c));
+    assert_eq!(offsets(&c), offsets(&searched));
+    // A stale one.
+    let changed = required.replace("live 5..=6", "live 5..=7");
+    let e = errors(&check(changed.parse().unwrap(), &env(&dir, None)));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].contains("memory plan `m` requires a lock")
+            && e[0].contains("is stale (the plan's inputs changed since `memplan lock`)"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn an_entry_whose_offsets_fail_validation_is_an_error_never_used() {
+    let dir = root("invalid");
+    let src = source("");
+    lock(&dir, &src);
+    let path = dir.join(lock::FILE_NAME);
+    let text = std::fs::read_to_string(&path).unwrap();
+    // `h` (3 bytes at 0, live 0..=2) moved onto `a`'s bytes, whose lifetime it shares.
+    let a_at = text
+        .lines()
+        .find(|l| l.ends_with(" a"))
+        .unwrap()
+        .split(' ')
+        .nth(2)
+        .unwrap()
+        .to_string();
+    let h_line = text
+        .lines()
+        .find(|l| l.ends_with(" h"))
+        .unwrap()
+        .to_string();
+    let moved = text.replace(&h_line, &format!("buffer r {a_at} h"));
+    assert_ne!(moved, text);
+    std::fs::write(&path, moved).unwrap();
+    let c = check(src.parse().unwrap(), &env(&dir, None));
+    let e = errors(&c);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].starts_with("the entry of `m` in memplan.lock (line 6) is not a valid plan: buffers ")
+            && e[0].contains("are live at a common step and share bytes"),
+        "{e:?}"
+    );
+    assert!(c.plan.is_none());
+}
+
+#[test]
+fn a_malformed_lock_file_is_an_error_with_its_line() {
+    let dir = root("malformed");
+    std::fs::write(
+        dir.join(lock::FILE_NAME),
+        "format 1\n\nplan m\nfingerprint 00\nbuffer r x a\nend\n",
+    )
+    .unwrap();
+    let e = errors(&check(source("").parse().unwrap(), &env(&dir, None)));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].contains("memplan.lock: line 5: `x` is not a number"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn the_text_reads_back_as_written() {
+    let dir = root("roundtrip");
+    let src = "mod m { region r: 64 bytes; buffers in r from \"x.csv\"; }";
+    std::fs::write(
+        dir.join("x.csv"),
+        "id,lower,upper,size\na\\b,0,2,16\nc d,1,3,16\n",
+    )
+    .unwrap();
+    let env = Env {
+        base_dir: Some(dir.clone()),
+        ..env(&dir, None)
+    };
+    let c = check_with(src.parse().unwrap(), &env, false);
+    assert!(c.diagnostics.is_empty(), "{:?}", errors(&c));
+    let (model, plan) = (c.model.as_ref().unwrap(), c.plan.as_ref().unwrap());
+    let (problem, _) = model.problem();
+    let entry = lock::entry(model, &problem, c.written_strategy, plan);
+    assert_eq!(entry.buffers[0].name, "a\\b");
+    let text = lock::render(std::slice::from_ref(&entry));
+    assert!(
+        text.contains("buffer r 0 a\\\\b\n") && text.contains(" c d\n"),
+        "{text}"
+    );
+    let back = lock::parse(&text).unwrap();
+    assert_eq!(back.len(), 1);
+    assert_eq!(
+        lock::Entry {
+            line: 0,
+            ..back[0].clone()
+        },
+        entry
+    );
+}

@@ -1,0 +1,115 @@
+//! `plan_from`: a plan from given placements (a lock file's) has the figures `plan` gives
+//! its own placements, and placements that break a rule are refused.
+
+use memplan_planner::{Buffer, LockedError, Placed, Problem, Region, Strategy, plan, plan_from};
+
+/// Two regions; an in-place pair, a pinned buffer, a spilled one and a zero-size one.
+fn problem() -> Problem {
+    Problem {
+        regions: vec![
+            Region {
+                name: "fast".into(),
+                capacity: 96,
+                align: 16,
+            },
+            Region {
+                name: "slow".into(),
+                capacity: 4096,
+                align: 8,
+            },
+        ],
+        buffers: vec![
+            Buffer::new("a", 48, 0, 0, 1),
+            Buffer::new("b", 32, 0, 1, 2),
+            Buffer::new("c", 32, 0, 2, 3).in_place_of(1),
+            Buffer::new("d", 40, 1, 0, 3).pinned_at(64),
+            Buffer::new("e", 64, 0, 0, 3).anywhere(),
+            Buffer::new("f", 0, 1, 2, 2).with_align(32),
+            Buffer::new("g", 100, 1, 1, 2),
+        ],
+    }
+}
+
+#[test]
+fn the_planner_s_own_placements_give_its_own_plan() {
+    let p = problem();
+    for strategy in [Strategy::Greedy, Strategy::BestOf, Strategy::default()] {
+        let planned = plan(&p, strategy).unwrap();
+        let proven: Vec<bool> = planned.regions.iter().map(|r| r.proven_optimal).collect();
+        let from = plan_from(&p, strategy, planned.buffers.clone(), &proven).unwrap();
+        assert_eq!(from.buffers, planned.buffers);
+        for (a, b) in from.regions.iter().zip(&planned.regions) {
+            assert_eq!(a.search_nodes, 0);
+            assert_eq!(
+                (a.capacity, a.planned_bytes, a.lower_bound),
+                (b.capacity, b.planned_bytes, b.lower_bound)
+            );
+            assert_eq!(
+                (a.peak_step, a.align, a.proven_optimal),
+                (b.peak_step, b.align, b.proven_optimal)
+            );
+        }
+    }
+}
+
+#[test]
+fn placements_that_break_a_rule_are_refused() {
+    let p = problem();
+    let good = plan(&p, Strategy::default()).unwrap();
+    let proven = vec![false, false];
+    let refused = |placed: Vec<Placed>| match plan_from(&p, Strategy::Greedy, placed, &proven) {
+        Err(LockedError::Invalid(why)) => why,
+        other => panic!("{other:?}"),
+    };
+    // `b` onto `a`'s bytes (both live at step 1); `c` follows it, in place.
+    let mut overlap = good.buffers.clone();
+    overlap[1].offset = overlap[0].offset;
+    overlap[2].offset = overlap[0].offset;
+    assert!(refused(overlap).contains("are live at a common step and share bytes"));
+    // `a` misaligned: 8 in a region of alignment 16.
+    let mut misaligned = good.buffers.clone();
+    misaligned[0].offset = 8;
+    assert!(refused(misaligned).contains("not a multiple"));
+    // `d` moved off its pin.
+    let mut moved = good.buffers.clone();
+    moved[3].offset = 0;
+    assert_eq!(
+        refused(moved),
+        "pinned buffer 3 is not at its pinned offset"
+    );
+    // `g` past the capacity of `slow`.
+    let mut past = good.buffers.clone();
+    past[6] = Placed {
+        region: 1,
+        offset: 4096 - 64,
+    };
+    assert_eq!(
+        refused(past),
+        "buffer 6 ends at byte 4132, past the limit 4096"
+    );
+    // A memory id the problem does not have.
+    let mut nowhere = good.buffers.clone();
+    nowhere[4].region = 2;
+    assert!(refused(nowhere).contains("memory id 2"));
+    // Too few placements.
+    assert!(refused(good.buffers[..3].to_vec()).contains("3 buffers in 2 regions are given"));
+}
+
+#[test]
+fn a_problem_with_errors_gives_the_planner_s_errors() {
+    let mut p = problem();
+    p.buffers[2].size = 64; // larger than its in-place source
+    let placed = vec![
+        Placed {
+            region: 0,
+            offset: 0
+        };
+        p.buffers.len()
+    ];
+    match plan_from(&p, Strategy::Greedy, placed, &[false, false]) {
+        Err(LockedError::Problem(errors)) => {
+            assert_eq!(errors, plan(&p, Strategy::Greedy).unwrap_err())
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -218,7 +218,9 @@ mod tests {
         if memplan_planner::files::parse_any(json, "m.json").is_ok() {
             result.unwrap();
         } else {
-            assert!(!cfg!(feature = "json"));
+            if cfg!(feature = "json") {
+                panic!("with memplan-build's `json` feature the planner reads JSON");
+            }
             let e = result.unwrap_err().to_string();
             assert!(
                 e.contains("memplan-build reads JSON plan files with its `json` feature"),

@@ -5,7 +5,10 @@
 # read back with memplan inspect (the same report as memplan check on the source) and the
 # fragment printed by memplan linker (the same as the build script's); the
 # section sizes checked against examples/firmware/sizes.txt; the library part built for
-# thumbv6m-none-eabi with the critical-section backend; and four builds that must fail
+# thumbv6m-none-eabi with the critical-section backend; the firmware and the main job
+# (`executorch-models`) run with memplan-runtime/debug-canary, which must pass, and the
+# firmware's planted overrun (feature `planted-overrun`), which the canary must catch,
+# naming the buffer and the step; and four builds that must fail
 # with memplan's message: a region that overflows its capacity, a region larger than its
 # memory bank in memory.x (at compile time), an arena that does not fit the bank it shares
 # with .data, .bss and the stack (at link time), and a firmware linked without the
@@ -106,6 +109,26 @@ done <<<"$current"
 
 step "build: the firmware's library for thumbv6m-none-eabi, critical-section backend"
 (cd "$FW" && cargo build -q --release --lib --target thumbv6m-none-eabi --features critical-section)
+
+step "run: the firmware with memplan-runtime/debug-canary (poison and canaries at every step)"
+out=$(cd "$FW" && timeout 300 cargo run -q --release --features memplan-runtime/debug-canary 2>&1) ||
+  { echo "$out"; fail "the firmware failed with debug-canary on"; }
+echo "$out" | tail -n 1
+grep -q "matches reference: yes" <<<"$out" || fail "with debug-canary, the predictions do not match the reference"
+
+step "fails: a planted overrun (one byte past \`pixels\` at step 0), caught by the canary"
+if out=$(cd "$FW" && timeout 300 cargo run -q --release --features planted-overrun 2>&1); then
+  echo "$out"; fail "planted-overrun: the firmware exited 0, but the canary must stop it"
+fi
+want='memplan: buffer `pixels` (live 0..=0) wrote past its end: its canary changed by step 1'
+grep -qF -- "$want" <<<"$out" || { echo "$out" >&2; fail "planted-overrun: no \"$want\""; }
+grep -F -- "$want" <<<"$out"
+
+step "run: the main job (every ExecuTorch model walked) with memplan-runtime/debug-canary"
+# Its own target folder: the host build of the workspace, not the firmware's.
+out=$(CARGO_TARGET_DIR="$WORKSPACE_TARGET" timeout 1800 cargo run -q --release --bin executorch-models \
+  --features memplan-runtime/debug-canary 2>&1) || { echo "$out"; fail "the main job failed with debug-canary on"; }
+echo "$out" | tail -n 3
 
 # ---- Builds that must fail, each in a copy of the firmware with one change ----------------
 variant() {

@@ -56,7 +56,7 @@ fn minimalloc_problem(dir: &Path, file: &str) -> Problem {
 #[test]
 #[cfg_attr(
     not(minimalloc_data),
-    ignore = "needs the MiniMalloc inputs (see build.rs)"
+    ignore = "needs the MiniMalloc inputs (see memplan-bench/build.rs)"
 )]
 fn optimal_reaches_the_optimum_on_the_minimalloc_instances_that_have_one() {
     let dir = minimalloc_dir();
@@ -82,7 +82,7 @@ fn optimal_reaches_the_optimum_on_the_minimalloc_instances_that_have_one() {
 #[test]
 #[cfg_attr(
     not(minimalloc_data),
-    ignore = "needs the MiniMalloc inputs (see build.rs)"
+    ignore = "needs the MiniMalloc inputs (see memplan-bench/build.rs)"
 )]
 fn every_strategy_is_valid_on_minimalloc_instances() {
     let dir = minimalloc_dir();
@@ -128,7 +128,7 @@ const TFLM_MINIMALLOC: &[(&str, u64)] = &[
 #[test]
 #[cfg_attr(
     not(minimalloc_data),
-    ignore = "needs the MiniMalloc inputs (see build.rs)"
+    ignore = "needs the MiniMalloc inputs (see memplan-bench/build.rs)"
 )]
 fn greedy_is_tflite_micros_greedy_planner_on_minimalloc_instances() {
     let dir = minimalloc_dir();
@@ -148,7 +148,7 @@ fn greedy_is_tflite_micros_greedy_planner_on_minimalloc_instances() {
 #[test]
 #[cfg_attr(
     not(minimalloc_data),
-    ignore = "needs the MiniMalloc inputs (see build.rs)"
+    ignore = "needs the MiniMalloc inputs (see memplan-bench/build.rs)"
 )]
 fn the_default_strategy_fits_every_minimalloc_instance_in_its_capacity() {
     let dir = minimalloc_dir();

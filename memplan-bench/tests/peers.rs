@@ -83,7 +83,7 @@ fn best_of_is_never_behind_the_greedy_planners_on_the_repositorys_plans() {
 #[test]
 #[cfg_attr(
     not(minimalloc_data),
-    ignore = "needs the reference data beside the checkout (see build.rs)"
+    ignore = "needs the reference data beside the checkout (see memplan-bench/build.rs)"
 )]
 fn best_of_is_never_behind_the_greedy_planners_on_the_reference_data() {
     let minimalloc = PathBuf::from(option_env!("MEMPLAN_MINIMALLOC_DATA").unwrap_or_default());

@@ -196,7 +196,11 @@ fn report(
             .first()
             .map_or(model.name.span().into(), |&i| spans(i).size),
     };
-    diags.at(at, e.display_with(problem, names));
+    let mut message = e.display_with(problem, names).to_string();
+    if let PlanError::Overflow(o) = e {
+        message.push_str(&crate::lower::schedule::peak_operators(model, o.peak_step));
+    }
+    diags.at(at, message);
     if let PlanError::PinOverlap { a, .. } = e {
         diags.at(
             spans(*a).pin,

@@ -40,9 +40,11 @@ fn expansion_grows_by_a_constant_per_buffer() {
     // buffer here lives two steps, so it also adds a step, whose view holds two buffers.)
     assert_eq!(e2 - e1, e1 - e0);
     let per_buffer = (e1 - e0) / 100;
-    // A type, a trait impl and a table row per buffer; a view, a step impl and the step's
-    // type for the walk per step.
-    assert!(per_buffer < 450, "{per_buffer} tokens per buffer");
+    // A type, a trait impl, a table row, a `live::NAME` mark trait (with its lifetime
+    // message) and a bounded accessor per buffer; a view (its `Deref`, an accessor and a
+    // mark impl per field), a step impl and the step's type for the walk per step: 680
+    // tokens per buffer here.
+    assert!(per_buffer < 700, "{per_buffer} tokens per buffer");
 }
 
 #[test]

@@ -69,6 +69,11 @@ use proc_macro::TokenStream;
 ///   pools (absent = 0), each optionally `, align A` (default 16) and `, memory M` (placed
 ///   as a region's arena is; pools hand out uninitialised memory, so they are never
 ///   zeroed). Pools are statics of their own, not part of any region.
+/// - `temp: per step;` (with the same options) and `temp at STEP: SIZE;` or
+///   `temp at A..=B: SIZE;`: the temp pool sized from what the steps take from it, each
+///   request the bytes those steps allocate (padding included). The requests that cover a
+///   step add up; the pool gets the largest sum. With `temp: SIZE;` instead, a step whose
+///   requests add up to more than `SIZE` is a compile error.
 /// - `strategy = greedy | best_of | optimal(nodes = N);` the packing strategy.
 /// - `lock = required;` the package's lock file must hold a fresh entry for this plan: a
 ///   stale or missing one is a compile error naming the plan. With or without it, when

@@ -14,7 +14,12 @@
 //! ```
 //!
 //! - A buffer not live at a step has no field in that step's view: code that uses a buffer
-//!   outside its declared lifetime does not compile.
+//!   outside its declared lifetime does not compile. Each field also has an accessor of the
+//!   same name (`s.fc1()`, the field borrowed for one call); calling a buffer's accessor on
+//!   a view of a step where it is not live is an error that says its lifetime and where it
+//!   is declared (``buffer `fc1` is not in this step's view: it is live 2..=3``, with a note
+//!   pointing at the declaration); the field there is rustc's "attempted to take value of
+//!   method", whose suggested fix, the accessor, gives that error.
 //! - The view borrows the manager mutably, so a second view (of any step), or a reference
 //!   kept from a view after the next one is opened, does not compile.
 //! - An in-place pair at its handover step (the step where `out` takes over `inp`'s bytes,

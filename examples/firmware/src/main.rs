@@ -27,6 +27,8 @@ fn main() -> ! {
         <digits::Act as MemoryId>::SIZE,
         ticks
     );
+    #[cfg(feature = "planted-overrun")]
+    overrun(manager);
     let (correct, total, matches) = run(manager, |i, predicted, reference| {
         hprintln!(
             "image {}: predicted {}, reference {}",
@@ -48,6 +50,26 @@ fn main() -> ! {
     });
     loop {
         cortex_m::asm::wfi();
+    }
+}
+
+/// The planted bug of the feature `planted-overrun`: at step 0, one byte written just past
+/// the end of buffer `pixels` (live 0..=0), as a kernel that gets its loop bound wrong by
+/// one would. The canary after `pixels` must catch it when the walk leaves step 0.
+#[cfg(feature = "planted-overrun")]
+fn overrun(manager: &mut memplan_firmware::Manager) {
+    use memplan_runtime::PlannedBuffer;
+    manager.begin_step(0);
+    let pixels = manager.checked_buffer::<digits::Pixels>();
+    // SAFETY: the byte after `pixels` is in bounds and nothing else refers to it: it is
+    // the first of the guard bytes the plan leaves after every buffer with `debug-canary`
+    // (inside region `io`'s arena), and no view is open. Writing it breaks no memory rule,
+    // only the plan's: the planted bug the canary reports.
+    unsafe {
+        pixels
+            .as_ptr()
+            .add(<digits::Pixels as PlannedBuffer>::SIZE)
+            .write(0);
     }
 }
 

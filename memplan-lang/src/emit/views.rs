@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 
 use super::resolve::Resolved;
 use crate::lower::{ElemInfo, Model};
@@ -29,6 +29,9 @@ enum Field {
     One(usize),
     /// Source, then the buffer in place of it (named after the latter).
     Pair(usize, usize),
+    /// At its first step, a buffer whose `in place of` names no buffer (an error): an
+    /// `InPlace` over its own type, so that the code using it as a pair adds no error.
+    Unresolved(usize),
 }
 
 /// The `Schedule` impl, the view structs and the `StepOf` impls.
@@ -57,18 +60,31 @@ pub(super) fn views(model: &Model, resolved: &Resolved, p: &TokenStream) -> Toke
     let mut step_view = Vec::with_capacity(steps.len());
     // Each view is named after the first step it serves: `AtStep3`.
     let mut names: Vec<Ident> = Vec::new();
+    let mut firsts: Vec<u32> = Vec::new();
     for (t, set) in steps.iter().enumerate() {
         let v = *view_of.entry(set.as_slice()).or_insert_with(|| {
             sets.push(set);
             names.push(format_ident!("AtStep{}", t));
+            firsts.push(t as u32);
             sets.len() - 1
         });
         step_view.push(v);
     }
-    let view_items = sets
+    let view_items: Vec<TokenStream> = sets
         .iter()
         .enumerate()
-        .map(|(v, set)| view(model, resolved, p, (v, &names[v]), set, &step_view));
+        .map(|(v, set)| {
+            view(
+                model,
+                resolved,
+                p,
+                (v, &names[v], firsts[v]),
+                set,
+                &step_view,
+            )
+        })
+        .collect();
+    let accessors = accessors(model, resolved);
     let last = step_view.len().saturating_sub(1);
     let step_items = step_view.iter().enumerate().map(|(t, &v)| {
         let marker = format_ident!("S{}", t);
@@ -91,6 +107,7 @@ pub(super) fn views(model: &Model, resolved: &Resolved, p: &TokenStream) -> Toke
     });
     quote! {
         #schedule
+        #accessors
         #(#view_items)*
         /// The plan's steps as types, for [`MemoryManager::walk`](#k::MemoryManager::walk):
         /// `S0` is step 0, and each step's `Next` the step after it.
@@ -128,8 +145,9 @@ fn live_sets(model: &Model) -> Option<Vec<Vec<usize>>> {
     (fields <= MAX_FIELDS).then_some(steps)
 }
 
-/// The fields of a view of `set`: in-place pairs live together merged into one.
-fn fields(model: &Model, set: &[usize]) -> Vec<Field> {
+/// The fields of a view of `set`, first serving step `first`: in-place pairs live
+/// together merged into one.
+fn fields(model: &Model, set: &[usize], first: u32) -> Vec<Field> {
     let live = |i: usize| set.binary_search(&i).is_ok();
     // A buffer whose in-place successor is live here is part of that one's pair.
     let mut taken_over = vec![false; set.len()];
@@ -162,8 +180,11 @@ fn fields(model: &Model, set: &[usize]) -> Vec<Field> {
             source = Some(s);
             cur = s;
         }
+        let b = &model.buffers[i];
+        let unresolved = b.declared.in_place_of.is_some() && b.buffer.in_place_of.is_none();
         out.push(match source {
             Some(s) => Field::Pair(s, i),
+            None if unresolved && b.buffer.lifetime.first == first => Field::Unresolved(i),
             None => Field::One(i),
         });
     }
@@ -186,7 +207,7 @@ fn view(
     model: &Model,
     resolved: &Resolved,
     p: &TokenStream,
-    (v, ty): (usize, &Ident),
+    (v, ty, first): (usize, &Ident, u32),
     set: &[usize],
     step_view: &[usize],
 ) -> TokenStream {
@@ -204,7 +225,9 @@ fn view(
         .copied()
         .filter(|&i| model.buffers[i].emit)
         .collect();
-    for f in fields(model, &set) {
+    let mut methods = Vec::new();
+    let mut marks = Vec::new();
+    for f in fields(model, &set, first) {
         let (name, field_ty, init) = match f {
             Field::One(i) => {
                 let r = &model.buffers[i];
@@ -240,10 +263,30 @@ fn view(
                 };
                 (field_ident(model, i), field_ty, init)
             }
+            Field::Unresolved(i) => {
+                let (e, n) = array(model, i);
+                let e = if uninit_region(model, resolved, i) {
+                    quote!(::core::mem::MaybeUninit<#e>)
+                } else {
+                    e
+                };
+                // Only after an error: `open` is never called.
+                let field_ty = quote!(#k::InPlace<'v, [#e; #n], [#e; #n]>);
+                (
+                    field_ident(model, i),
+                    field_ty,
+                    quote!(::core::unreachable!()),
+                )
+            }
         };
         let field_doc = match f {
             Field::One(i) => format!(
                 "Buffer `{}`, live {}.",
+                model.buffers[i].buffer.name,
+                live_steps(model, i)
+            ),
+            Field::Unresolved(i) => format!(
+                "Buffer `{}`, live {} (its `in place of` names no buffer).",
                 model.buffers[i].buffer.name,
                 live_steps(model, i)
             ),
@@ -255,6 +298,22 @@ fn view(
                 model.buffers[s].buffer.name
             ),
         };
+        // The field's accessor, and the mark that its buffer is live here, which the
+        // accessor of a view without the field asks for (see `accessors`).
+        let (owner, ret, body) = match f {
+            Field::One(i) => (i, accessor_type(model, resolved, i), quote!(self.#name)),
+            Field::Pair(_, i) | Field::Unresolved(i) => {
+                (i, quote!(&mut #field_ty), quote!(&mut self.#name))
+            }
+        };
+        let mark = field_ident(model, owner);
+        let method_doc = format!("{field_doc} (The field `{name}`, borrowed.)");
+        methods.push(quote! {
+            #[doc = #method_doc]
+            #[inline]
+            pub fn #name(&mut self) -> #ret { #body }
+        });
+        marks.push(quote!(impl<'v> live::#mark for #ty<'v> {}));
         decls.push(quote!(#[doc = #field_doc] pub #name: #field_ty));
         inits.push((name, init));
     }
@@ -293,6 +352,19 @@ fn view(
             #(#decls,)*
             #lifetime_use
         }
+        impl<'v> #ty<'v> {
+            #(#methods)*
+        }
+        #(#marks)*
+        // A buffer not live here: `s.NAME()` finds the accessor of `Accessors`, whose bound
+        // says the buffer's lifetime.
+        impl<'v> ::core::ops::Deref for #ty<'v> {
+            type Target = accessors::Accessors<#ty<'v>>;
+            #[inline]
+            fn deref(&self) -> &Self::Target {
+                &accessors::Accessors(::core::marker::PhantomData)
+            }
+        }
         // SAFETY: `open` builds the fields as the comment in it says.
         unsafe impl<'v> #k::View<'v> for #ty<'v> {
             #[inline]
@@ -302,6 +374,107 @@ fn view(
             }
         }
     }
+}
+
+/// `&mut [T; N]` (or `&mut [MaybeUninit<T>; N]`): what buffer `i`'s accessor returns.
+fn accessor_type(model: &Model, resolved: &Resolved, i: usize) -> TokenStream {
+    let (elem, n) = array(model, i);
+    if uninit_region(model, resolved, i) {
+        quote!(&mut [::core::mem::MaybeUninit<#elem>; #n])
+    } else {
+        quote!(&mut [#elem; #n])
+    }
+}
+
+/// Per buffer, a mark trait `live::NAME` (implemented by the views that hold the buffer)
+/// and an accessor `NAME()` on `accessors::Accessors<V>` bounded by it, the target of every
+/// view's `Deref`: `s.NAME()` on a view without the buffer fails on that bound, with the
+/// trait's message (the buffer's lifetime and declaration), and the bound is spanned at the
+/// buffer's declaration. A view that holds the buffer has its own `NAME()`, found first.
+fn accessors(model: &Model, resolved: &Resolved) -> TokenStream {
+    // Whose bytes each buffer hands over (its successors in place of it).
+    let mut successor: Vec<Option<usize>> = vec![None; model.buffers.len()];
+    for (i, r) in model.buffers.iter().enumerate() {
+        if let Some(s) = r.buffer.in_place_of
+            && let Some(slot) = successor.get_mut(s)
+        {
+            slot.get_or_insert(i);
+        }
+    }
+    let mut traits = Vec::new();
+    let mut methods = Vec::new();
+    for (i, r) in model.buffers.iter().enumerate() {
+        if !r.emit {
+            continue;
+        }
+        let name = field_ident(model, i);
+        let shown = braces(&r.buffer.name);
+        let live = live_steps(model, i);
+        let message = format!("buffer `{shown}` is not in this step's view: it is live {live}");
+        let label = format!("`{shown}` is used outside its lifetime {live}");
+        let declared = match &r.origin {
+            Some(origin) => format!("`{shown}` is a row of the plan file at {}", braces(origin)),
+            None => {
+                let at = r.spans.name.start();
+                format!(
+                    "`{shown}` is declared at {}:{}:{}",
+                    braces(&r.spans.name.file()),
+                    at.line,
+                    at.column + 1
+                )
+            }
+        };
+        let handover = successor[i].map(|j| {
+            let next = braces(&model.buffers[j].buffer.name);
+            let note = format!(
+                "at step {}, `{next}` takes over the bytes of `{shown}` (in place of it): they are `{next}`'s `input()` there",
+                r.buffer.lifetime.last
+            );
+            quote!(note = #note,)
+        });
+        traits.push(quote! {
+            #[doc = #message]
+            #[allow(non_camel_case_types)]
+            #[diagnostic::on_unimplemented(message = #message, label = #label, note = #declared, #handover)]
+            pub trait #name {}
+        });
+        let ret = accessor_type(model, resolved, i);
+        // Spanned at the declaration: rustc's "required by this bound" points there.
+        let mut at_decl = name.clone();
+        at_decl.set_span(r.spans.name);
+        let bound = quote_spanned!(r.spans.name=> V: live::#at_decl);
+        let doc = format!(
+            "Never called: the views that hold `{}` have their own `{name}()`; on the others this fails to compile, naming its lifetime.",
+            r.buffer.name
+        );
+        methods.push(quote! {
+            #[doc = #doc]
+            #[allow(clippy::mut_from_ref)]
+            pub fn #name(&self) -> #ret where #bound {
+                ::core::unreachable!()
+            }
+        });
+    }
+    quote! {
+        /// One mark trait per buffer, implemented by the step views that hold it.
+        pub mod live {
+            #(#traits)*
+        }
+        #[doc(hidden)]
+        pub mod accessors {
+            /// The target of every step view's `Deref`: the accessors of buffers not live
+            /// at the view's steps, which do not compile.
+            pub struct Accessors<V>(pub(in super) ::core::marker::PhantomData<V>);
+        }
+        impl<V> accessors::Accessors<V> {
+            #(#methods)*
+        }
+    }
+}
+
+/// `text` as literal text of a `diagnostic::on_unimplemented` string (`{` and `}` doubled).
+fn braces(text: &str) -> String {
+    text.replace('{', "{{").replace('}', "}}")
 }
 
 /// Whether buffer `i` is in a region that says `uninit` (its views are `MaybeUninit`).

@@ -20,17 +20,22 @@ use crate::parse::FileDecl;
 /// schedule, which must be a `.tflite` model's.
 pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl, schedule: bool) {
     let placement = placement_of(cx, f.region.as_ref());
-    let Some(path) = resolve(cx, &f.path, f.out_dir) else {
+    let shown = f.path.value();
+    // What the messages call the file: a `model` statement reads a model, `buffers from`
+    // a model or a plan file (told apart by content once read; by its name before).
+    let what = if schedule || is_model_name(&shown) {
+        "model file"
+    } else {
+        "plan file"
+    };
+    let Some(path) = resolve(cx, &f.path, f.out_dir, what) else {
         return;
     };
-    let shown = f.path.value();
     let bytes = match memplan_planner::files::read_bounded(&path) {
         Ok(b) => b,
         Err(e) => {
-            cx.diags.at(
-                f.path.span(),
-                format!("plan file `{}`: {e}", path.display()),
-            );
+            cx.diags
+                .at(f.path.span(), format!("{what} `{}`: {e}", path.display()));
             return;
         }
     };
@@ -148,8 +153,18 @@ fn element(primitive: Option<Primitive>, span: Span) -> ElemInfo {
 
 /// Resolves a plan file's path: relative to the source file of the invocation (as
 /// `include_str!` does), or inside `OUT_DIR`.
-fn resolve(cx: &mut Lowering<'_>, lit: &LitStr, out_dir: bool) -> Option<PathBuf> {
+/// Whether `name` is a model's by its extension (`.tflite`, `.pte`).
+fn is_model_name(name: &str) -> bool {
+    let ext = std::path::Path::new(name)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    matches!(ext.as_deref(), Some("tflite" | "pte"))
+}
+
+fn resolve(cx: &mut Lowering<'_>, lit: &LitStr, out_dir: bool, what: &str) -> Option<PathBuf> {
     let rel = PathBuf::from(lit.value());
+    let absolute = rel.is_absolute();
     let path = if out_dir {
         match &cx.env.out_dir {
             Some(d) => d.join(&rel),
@@ -164,7 +179,7 @@ fn resolve(cx: &mut Lowering<'_>, lit: &LitStr, out_dir: bool) -> Option<PathBuf
         match &cx.env.base_dir {
             Some(d) => d.join(&rel),
             None => {
-                cx.diags.at(lit.span(), "cannot tell which file this invocation is in, so a relative plan file path cannot be resolved: use `from out_dir` or an absolute path");
+                cx.diags.at(lit.span(), format!("cannot tell which file this invocation is in, so a relative {what} path cannot be resolved: use `from out_dir` or an absolute path"));
                 return None;
             }
         }
@@ -173,13 +188,15 @@ fn resolve(cx: &mut Lowering<'_>, lit: &LitStr, out_dir: bool) -> Option<PathBuf
         Ok(p) => Some(p),
         Err(e) => {
             let place = if out_dir {
-                "in OUT_DIR"
+                " in OUT_DIR"
+            } else if absolute {
+                ""
             } else {
-                "next to the source file of this invocation"
+                " next to the source file of this invocation"
             };
             cx.diags.at(
                 lit.span(),
-                format!("plan file `{}` not found {place}: {e}", lit.value()),
+                format!("{what} `{}` not found{place}: {e}", lit.value()),
             );
             None
         }

@@ -97,11 +97,13 @@ pub fn lower(input: Input, env: &Env, diags: &mut Diagnostics) -> Model {
             Stmt::Strategy(s) => settings::strategy(&mut cx, s),
             Stmt::Pool(p) => settings::pool(&mut cx, p),
             Stmt::Lock(word) => settings::lock(&mut cx, word),
+            Stmt::TempRequest(r) => settings::temp_request(&mut cx, r),
             Stmt::Buffer(b) => buffers::declare(&mut cx, b),
             Stmt::Buffers(f) => files::declare(&mut cx, f, false),
             Stmt::Model(f) => files::declare(&mut cx, f, true),
         }
     }
+    settings::temp_requests(&mut cx);
     passes::pad(&mut cx);
     passes::resolve_in_place(&mut cx);
     passes::exclude_consequences(&mut cx.model);

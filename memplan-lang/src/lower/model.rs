@@ -177,8 +177,25 @@ pub struct Pools {
     pub constant: Pool,
     /// `runtime: SIZE;`
     pub runtime: Pool,
-    /// `temp: SIZE;`
+    /// `temp: SIZE;`, or `temp: per step;` (its bytes then the largest step's requests).
     pub temp: Pool,
+    /// `temp: per step;`, where `per` is written.
+    pub temp_per_step: Option<Span>,
+    /// The `temp at STEPS: SIZE;` requests, in order.
+    pub temp_requests: Vec<TempRequest>,
+}
+
+/// `temp at FIRST..=LAST: SIZE;`: each of those steps takes `bytes` from the temp pool.
+#[derive(Clone, Copy)]
+pub struct TempRequest {
+    /// The first step.
+    pub first: u32,
+    /// The last step (inclusive).
+    pub last: u32,
+    /// Bytes taken at each of the steps, padding included.
+    pub bytes: u64,
+    /// Where the size is written.
+    pub span: Span,
 }
 
 /// Where errors about a buffer point.

@@ -62,9 +62,15 @@ pub(super) fn resolve_in_place(cx: &mut Lowering<'_>) {
             }
             None => {
                 cx.model.buffers[i].excluded = true;
+                let wanted = src.to_string();
+                let hint = super::values::did_you_mean(
+                    &mut cx.hints_left,
+                    &wanted,
+                    cx.model.buffers.iter().map(|r| r.buffer.name.as_str()),
+                );
                 cx.diags.at(
                     src.span(),
-                    format!("`in place of {src}`: there is no buffer `{src}`"),
+                    format!("`in place of {src}`: there is no buffer `{src}`{hint}"),
                 );
             }
         }

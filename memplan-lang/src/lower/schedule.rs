@@ -395,3 +395,37 @@ fn build(model: &ModelFile, first_buffer: usize) -> Result<Built, String> {
     let outputs = planned(&sg.outputs, "the model's outputs")?;
     Ok((ops, inputs, outputs))
 }
+
+/// For an overflow whose peak is at `peak_step`, in a plan that runs a model: a `note:`
+/// line naming the model's operators at that step, ``step 3: operator 2 (`CONV_2D`)``
+/// (empty otherwise), so that the message says which layer needs the bytes.
+pub(crate) fn peak_operators(model: &super::Model, peak_step: Option<u32>) -> String {
+    let (Some(s), Some(step)) = (&model.schedule, peak_step) else {
+        return String::new();
+    };
+    let ops: Vec<String> = s
+        .model
+        .operators
+        .iter()
+        .filter(|op| op.step == step)
+        .take(4)
+        .map(|op| {
+            if op.subgraph == 0 {
+                format!("operator {} (`{}`)", op.index, op.name)
+            } else {
+                format!(
+                    "operator {} of subgraph {} (`{}`)",
+                    op.index, op.subgraph, op.name
+                )
+            }
+        })
+        .collect();
+    if ops.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\nnote: at the peak, model `{}` runs step {step}: {}",
+        s.shown,
+        ops.join(", ")
+    )
+}

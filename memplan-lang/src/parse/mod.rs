@@ -41,8 +41,11 @@ pub enum Stmt {
     Crate(syn::Path),
     /// `region NAME: SIZE ...;`
     Region(RegionDecl),
-    /// `constant: SIZE;`, `runtime: SIZE;`, `temp: SIZE;`
+    /// `constant: SIZE;`, `runtime: SIZE;`, `temp: SIZE;`, `temp: per step;`
     Pool(PoolDecl),
+    /// `temp at STEP: SIZE;` or `temp at FIRST..=LAST: SIZE;`: what those steps take from
+    /// the temp pool.
+    TempRequest(TempRequestDecl),
     /// `strategy = greedy | best_of | optimal(nodes = N);`
     Strategy(StrategyDecl),
     /// `lock = required;`: the word after `=`.
@@ -123,12 +126,24 @@ pub struct RegionDecl {
 pub struct PoolDecl {
     /// `constant`, `runtime` or `temp`.
     pub which: Ident,
-    /// Its bytes.
-    pub size: Size,
+    /// Its bytes: `None` for `per step` (where it is written), the largest request.
+    pub size: Result<Size, Span>,
     /// `align A`, with where it is written.
     pub align: Option<(u64, Span)>,
     /// `memory M`: the MEMORY region of the linker script the pool goes in.
     pub memory: Option<Ident>,
+}
+
+/// `temp at FIRST[..=LAST]: SIZE;`
+pub struct TempRequestDecl {
+    /// The steps, inclusive (`at 3` is `3..=3`).
+    pub first: u32,
+    /// The last step.
+    pub last: u32,
+    /// Where the steps are written.
+    pub steps: Span,
+    /// The bytes those steps take from the pool (at each of them), padding included.
+    pub size: Size,
 }
 
 /// `strategy = NAME[(nodes = N)];`
@@ -460,6 +475,8 @@ pub(crate) mod kw {
     syn::custom_keyword!(memory);
     syn::custom_keyword!(uninit);
     syn::custom_keyword!(model);
+    syn::custom_keyword!(per);
+    syn::custom_keyword!(step);
 }
 
 impl Parse for Stmt {
@@ -495,7 +512,11 @@ impl Parse for Stmt {
             Stmt::Strategy(settings::parse_strategy(input)?)
         } else if la.peek(Ident) {
             let which: Ident = input.fork().parse()?;
-            if which == "constant" || which == "runtime" || which == "temp" {
+            if which == "temp" && input.peek2(kw::at) {
+                input.parse::<Ident>()?;
+                input.parse::<kw::at>()?;
+                Stmt::TempRequest(settings::parse_temp_request(input)?)
+            } else if which == "constant" || which == "runtime" || which == "temp" {
                 input.parse::<Ident>()?;
                 Stmt::Pool(settings::parse_pool(input, which)?)
             } else if which == "lock" {

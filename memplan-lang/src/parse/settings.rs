@@ -1,16 +1,23 @@
-//! The pools (`constant: SIZE;`, `runtime: SIZE;`, `temp: SIZE [, align A] [, memory M];`) and
-//! `strategy = NAME[(nodes = N)];` and `lock = required;`.
+//! The pools (`constant: SIZE;`, `runtime: SIZE;`, `temp: SIZE [, align A] [, memory M];`,
+//! `temp: per step ...;` with `temp at STEP: SIZE;`), `strategy = NAME[(nodes = N)];` and
+//! `lock = required;`.
 
 use syn::parse::ParseStream;
 use syn::{Ident, LitInt, Token};
 
 use super::size::{parse_size, parse_trailing_align, parse_u64};
-use super::{PoolDecl, StrategyDecl, kw};
+use super::{PoolDecl, StrategyDecl, TempRequestDecl, kw};
 
 /// The rest of a pool statement, after its name `which`.
 pub(super) fn parse_pool(input: ParseStream, which: Ident) -> syn::Result<PoolDecl> {
     input.parse::<Token![:]>()?;
-    let size = parse_size(input)?;
+    let size = if input.peek(kw::per) {
+        let per = input.parse::<kw::per>()?;
+        input.parse::<kw::step>()?;
+        Err(per.span)
+    } else {
+        Ok(parse_size(input)?)
+    };
     let align = parse_trailing_align(input)?;
     if input.peek(Token![,]) && input.peek2(kw::memory) {
         input.parse::<Token![,]>()?;
@@ -27,6 +34,41 @@ pub(super) fn parse_pool(input: ParseStream, which: Ident) -> syn::Result<PoolDe
         align,
         memory,
     })
+}
+
+/// The rest of `temp at FIRST[..=LAST]: SIZE`, after `at`.
+pub(super) fn parse_temp_request(input: ParseStream) -> syn::Result<TempRequestDecl> {
+    let first: LitInt = input.parse()?;
+    let (mut steps, first_step) = (first.span(), step_number(&first)?);
+    let last_step = if input.peek(Token![..=]) {
+        input.parse::<Token![..=]>()?;
+        let last: LitInt = input.parse()?;
+        steps = steps.join(last.span()).unwrap_or(steps);
+        let l = step_number(&last)?;
+        if l < first_step {
+            return Err(syn::Error::new(
+                last.span(),
+                format!("the steps `{first_step}..={l}` run backwards: write the first step first"),
+            ));
+        }
+        l
+    } else {
+        first_step
+    };
+    input.parse::<Token![:]>()?;
+    let size = parse_size(input)?;
+    Ok(TempRequestDecl {
+        first: first_step,
+        last: last_step,
+        steps,
+        size,
+    })
+}
+
+/// A step number: a `u32`.
+fn step_number(lit: &LitInt) -> syn::Result<u32> {
+    let n = parse_u64(lit)?;
+    u32::try_from(n).map_err(|_| syn::Error::new(lit.span(), "a step is at most 4294967295"))
 }
 
 pub(super) fn parse_strategy(input: ParseStream) -> syn::Result<StrategyDecl> {

@@ -1,5 +1,6 @@
 // A buffer used outside its declared lifetime is not a field of that step's view:
-// `logits` is live 0..=0 only.
+// `logits` is live 0..=0 only. rustc finds the buffer's accessor instead, whose call says
+// the lifetime (`view_accessor_names_the_lifetime`).
 use memplan_runtime::memory_plan;
 
 memory_plan! {

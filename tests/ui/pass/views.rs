@@ -1,6 +1,7 @@
 // Per-step views: each step's view has exactly the buffers live at that step, borrowed
 // from the manager; the temp pool is usable inside a step; an in-place pair at its
-// handover step is one field, and so is a chain that hands over twice at one step.
+// handover step is one field, and so is a chain that hands over twice at one step. Each
+// field has an accessor of the same name (`s.x()`) over the same bytes.
 use memplan_runtime::memory_plan;
 
 memory_plan! {
@@ -54,4 +55,16 @@ fn main() {
     s.c.output().copy_from_slice(&[9, 8, 7, 6]);
     let (s, _) = m.step_any_order::<2>();
     assert_eq!(*s.c, [9, 8, 7, 6]);
+    // The accessors borrow the fields: what one writes, the field reads, and the next
+    // step's view (through the other path) sees.
+    let (mut s, _) = manager.step_any_order::<1>();
+    s.x()[0] = 100;
+    s.y()[3] = -5;
+    assert_eq!((s.x[0], s.y[3]), (100, -5));
+    let (mut s, _) = manager.step_any_order::<2>();
+    assert_eq!(s.z().input()[3], -5);
+    let (mut s, _) = m.step_any_order::<1>();
+    s.c().output()[0] = 42;
+    let (mut s, _) = m.step_any_order::<2>();
+    assert_eq!(*s.c(), [42, 8, 7, 6]);
 }

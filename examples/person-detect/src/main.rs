@@ -46,6 +46,8 @@ mod firmware {
     const WRAP: u32 = 0x00FF_FFFF;
     /// Under `-icount shift=0`, QEMU's MPS2 SysTick (25 MHz) ticks once per 40 instructions.
     const INSTRUCTIONS_PER_TICK: u64 = 40;
+    /// Instructions of the calibration loop.
+    const CALIBRATION: u32 = 4_000_000;
 
     unsafe extern "C" {
         /// cortex-m-rt: the first byte after `.bss` and `.uninit` (where a heap would start);
@@ -100,14 +102,24 @@ mod firmware {
         core.SYST.set_reload(WRAP);
         core.SYST.clear_current();
         core.SYST.enable_counter();
+        // The instructions per tick, checked: `delay(n)` runs `subs; bne` n + 1 times.
+        core.SYST.clear_current();
+        let before = SYST::get_current();
+        cortex_m::asm::delay(CALIBRATION / 2 - 1);
+        let ticks = before.wrapping_sub(SYST::get_current()) & WRAP;
+        hprintln!(
+            "calibration: a loop of {} instructions (cortex_m::asm::delay) takes {} SysTick ticks",
+            CALIBRATION,
+            ticks
+        );
         let ok = super::run_all(
             |f| {
                 core.SYST.clear_current();
                 let before = SYST::get_current();
                 f();
                 let after = SYST::get_current();
-                // One inference takes under 2^24 ticks (671 M instructions), or
-                // COUNTFLAG says the counter wrapped and the count is not printed.
+                // Counts up to 2^24 ticks (671 M instructions); if the counter wrapped
+                // (COUNTFLAG), u32::MAX is printed instead.
                 if core.SYST.has_wrapped() {
                     u32::MAX
                 } else {

@@ -140,7 +140,7 @@ mod firmware {
         );
         let (bottom, top) = stack_bounds();
         hprintln!(
-            "peak stack: {} bytes (of {} painted between .bss and the top of RAM)",
+            "peak stack: {} bytes (painted; {} bytes between .bss and the top of RAM)",
             peak_stack(),
             top - bottom
         );

@@ -6,7 +6,9 @@
 # byte, for both test images and both LiteRT configurations); the committed test data
 # re-made by tools/expected_outputs.py and compared; and the firmware, the model planned
 # by memory_plan!, run on QEMU's mps2-an386 (it must print LiteRT's bytes for both
-# images and exit 0), its section sizes checked against examples/person-detect/sizes.txt.
+# images and exit 0), its section sizes checked against examples/person-detect/sizes.txt;
+# and three copies of the crate that must not compile, with memplan's message: a region
+# too small for the model's tensors, kernels without one of its operators, a missing model.
 #
 # Installs what it needs (python3-venv and qemu-system-arm with apt-get, the target and
 # llvm-tools with rustup). Run from anywhere: `bash .ci/person-detect-checks.sh`.
@@ -83,5 +85,48 @@ while read -r name bytes; do
   grep -q "^$name " "$PD/sizes.txt" || { echo "new section $name ($bytes bytes): add it to $PD/sizes.txt"; grown=1; }
 done <<<"$current"
 [ "$grown" = 0 ] || fail "RAM or flash grew past $PD/sizes.txt"
+
+# ---- Mistakes a user makes, each in a copy of the crate with one change: memplan's words ----
+variant() {
+  local dir="$CARGO_TARGET_DIR/variants/$1"
+  rm -rf "$dir"; mkdir -p "$dir"
+  cp -r "$PD"/Cargo.toml "$PD"/Cargo.lock "$PD"/build.rs "$PD"/memory.x "$PD"/src "$PD"/data "$PD"/.cargo "$dir"/
+  sed -i "s|path = \"../../|path = \"$ROOT/|" "$dir/Cargo.toml"
+  sed -i "s|\"../../data/tflite/person_detect.tflite\"|\"$ROOT/examples/data/tflite/person_detect.tflite\"|" "$dir/src/model.rs"
+  echo "$dir"
+}
+# expect_failure DIR WANT...: the library does not compile, and its errors hold each WANT.
+expect_failure() {
+  local dir=$1 out want
+  shift
+  if out=$(cd "$dir" && cargo check -q "${HOST[@]}" --lib 2>&1); then fail "$(basename "$dir"): compiled, but must fail"; fi
+  for want in "$@"; do
+    grep -qF -- "$want" <<<"$out" || { echo "$out" >&2; fail "$(basename "$dir"): no \"$want\" in the errors"; }
+  done
+  grep -m1 "^error" <<<"$out"
+}
+
+step "fails: the model's tensors do not fit the region, naming the tensors live at the peak"
+d=$(variant overflow)
+sed -i 's/region act: 54 KiB, memory SRAM3;/region act: 53 KiB, memory SRAM3;/' "$d/src/model.rs"
+expect_failure "$d" 'error: region `act` overflows: needed 55296 bytes, available 54272 (over by 1024)' \
+  'peak: 55296 bytes live at step 3' '`MobilenetV1/MobilenetV1/Conv2d_1_pointwise/Relu6`' '`MobilenetV1/MobilenetV1/Conv2d_1_depthwise/Relu6`'
+
+step "fails: kernels without an operator the model runs, naming the operator"
+d=$(variant no-pool-kernel)
+python3 - "$d/src/model.rs" <<'PY'
+import re, sys
+p = sys.argv[1]
+s = open(p).read()
+s2 = re.sub(r"impl person::AveragePool2d for Kernels \{.*?\n\}\n", "", s, flags=re.S)
+assert s2 != s, "no AveragePool2d impl to remove"
+open(p, "w").write(s2)
+PY
+expect_failure "$d" 'has no kernel for `AVERAGE_POOL_2D`, which model'
+
+step "fails: a missing model file"
+d=$(variant no-model)
+sed -i "s|person_detect.tflite\";|person_detect_missing.tflite\";|" "$d/src/model.rs"
+expect_failure "$d" 'person_detect_missing.tflite` not found'
 
 step "person-detect checks passed"

@@ -96,7 +96,8 @@ impl std::error::Error for Error {}
 
 /// Writes the linker fragment of every `memory_plan!` in `sources` (paths relative to the
 /// package) to `OUT_DIR/memplan.x`, and prints the Cargo instructions that pass it to the
-/// package's binaries (`-Tmemplan.x`, with `OUT_DIR` on the link search path) and rerun
+/// package's binaries (`-Tmemplan.x`, with `OUT_DIR` on the link search path; on a
+/// bare-metal target only, `target_os = "none"`: a host build links without it) and rerun
 /// the build script when a source or plan file changes. Returns the fragment's path.
 ///
 /// # Errors
@@ -110,8 +111,17 @@ where
     P: AsRef<Path>,
 {
     let path = write_fragment(sources)?;
-    println!("cargo:rustc-link-arg-bins=-Tmemplan.x");
+    if let Some(arg) = link_arg(std::env::var("CARGO_CFG_TARGET_OS").ok().as_deref()) {
+        println!("cargo:rustc-link-arg-bins={arg}");
+    }
     Ok(path)
+}
+
+/// The link argument that adds the fragment, for a target whose `target_os` is `os`: only a
+/// bare-metal target (`none`) links with a `memory.x`; a host build of the same package (its
+/// tests, a simulator) links as usual, where the fragment's `MEMORY` regions do not exist.
+fn link_arg(os: Option<&str>) -> Option<&'static str> {
+    (os == Some("none")).then_some("-Tmemplan.x")
 }
 
 /// [`linker_fragment`] without the `-T` link argument, for a `memory.x` that ends with
@@ -241,4 +251,17 @@ where
         text: fragment.text,
         read: fragment.read,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::link_arg;
+
+    #[test]
+    fn the_fragment_is_linked_on_bare_metal_only() {
+        assert_eq!(link_arg(Some("none")), Some("-Tmemplan.x"));
+        assert_eq!(link_arg(Some("linux")), None);
+        assert_eq!(link_arg(Some("macos")), None);
+        assert_eq!(link_arg(None), None);
+    }
 }

@@ -24,6 +24,9 @@ cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
 ROOT=$PWD
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+# cargo keeps the packages it unpacked to verify (target/package/NAME-VERSION): a rerun
+# after a change to a crate of the same version would build against the stale copy.
+rm -rf "$TARGET_DIR/package"
 # Dependency order (cargo orders them itself; this order is also the one to publish in).
 CRATES=(memplan-flatbuffers memplan-planner memplan-lang memplan-macros memplan-runtime memplan-build memplan-cli)
 start=$(date +%s)

@@ -24,9 +24,14 @@ cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
 ROOT=$PWD
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
-# cargo keeps the packages it unpacked to verify (target/package/NAME-VERSION): a rerun
-# after a change to a crate of the same version would build against the stale copy.
+# cargo keeps the packages it verified, unpacked (target/package, and the sources of its
+# local registry of them under CARGO_HOME/registry/src/<that registry's hash>/): a rerun
+# after a change to a crate of the same version would build against the stale copies.
 rm -rf "$TARGET_DIR/package"
+for d in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
+  case "$(basename "$d")" in index.crates.io-*) continue ;; esac
+  rm -rf "$d"memplan-*
+done
 # Dependency order (cargo orders them itself; this order is also the one to publish in).
 CRATES=(memplan-flatbuffers memplan-planner memplan-lang memplan-macros memplan-runtime memplan-build memplan-cli)
 start=$(date +%s)

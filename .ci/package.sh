@@ -9,7 +9,7 @@
 #   LICENSE-APACHE and ExecuTorch's LICENSE as LICENSE-BSD-3-Clause);
 # - `cargo package` of the seven crates in one call: Cargo packages them in dependency order
 #   and verifies each against the `.crate` files of the others (a local registry overlay
-#   under target/package), so their `=0.1.0` dependencies on each other resolve although
+#   under target/package-verify/package), so their `=0.1.0` dependencies on each other resolve although
 #   none is on crates.io (packaging one of them alone fails: "no matching package named
 #   `memplan-planner` found");
 # - each `.crate`: its README and both license files, no file over 1 MiB (but flatc's output), no model or data
@@ -24,10 +24,14 @@ cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
 ROOT=$PWD
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
-# cargo keeps the packages it verified, unpacked (target/package, and the sources of its
-# local registry of them under CARGO_HOME/registry/src/<that registry's hash>/): a rerun
-# after a change to a crate of the same version would build against the stale copies.
-rm -rf "$TARGET_DIR/package"
+# The packages are verified in a target folder of their own, emptied first: cargo takes a
+# registry crate's build for fresh whatever its sources, so a rerun after a change to a crate
+# of the same version would build the others against the stale one. For the same reason the
+# sources cargo unpacked from its local registry of the packages (under
+# CARGO_HOME/registry/src/<that registry's hash>/) go too.
+VERIFY_DIR="$TARGET_DIR/package-verify"
+PACKAGES="$VERIFY_DIR/package"
+rm -rf "$VERIFY_DIR"
 for d in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
   case "$(basename "$d")" in index.crates.io-*) continue ;; esac
   rm -rf "$d"memplan-*
@@ -88,18 +92,18 @@ done
 echo "ok: metadata and license files"
 
 step "cargo package, the seven crates together (dependency order, verified)"
-rm -f "$TARGET_DIR"/package/memplan-*.crate
 package_args=()
 for c in "${CRATES[@]}"; do package_args+=(-p "$c"); done
 # --allow-dirty: the script also runs in a working copy with changes; what is packed is
 # checked below, file by file.
-cargo package --locked --allow-dirty "${package_args[@]}" 2>&1 |
-  grep -v -E '^ +(Compiling|Checking|Downloaded|Downloading|Archiving|Locking|Adding|Updating)' || true
-[ "${PIPESTATUS[0]}" = 0 ] || fail "cargo package failed"
+rc=0
+out=$(CARGO_TARGET_DIR="$VERIFY_DIR" cargo package --locked --allow-dirty "${package_args[@]}" 2>&1) || rc=$?
+grep -v -E '^ +(Compiling|Checking|Downloaded|Downloading|Archiving|Locking|Adding|Updating)' <<<"$out" || true
+[ "$rc" = 0 ] || fail "cargo package failed (exit code $rc)"
 
 step "the contents of each .crate"
 for c in "${CRATES[@]}"; do
-  crate="$TARGET_DIR/package/$c-0.1.0.crate"
+  crate="$PACKAGES/$c-0.1.0.crate"
   [ -f "$crate" ] || fail "no $crate"
   listing=$(tar -tvzf "$crate")
   files=$(tar -tzf "$crate" | sed "s|^$c-0.1.0/||")

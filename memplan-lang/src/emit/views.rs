@@ -211,7 +211,6 @@ fn view(
     set: &[usize],
     step_view: &[usize],
 ) -> TokenStream {
-    let k = &super::rt();
     let doc = format!(
         "The buffers live at step {} of plan `{}`: `manager.step_any_order::<STEP>()` opens this view.",
         steps_of(step_view, v),
@@ -228,76 +227,8 @@ fn view(
     let mut methods = Vec::new();
     let mut marks = Vec::new();
     for f in fields(model, &set, first) {
-        let (name, field_ty, init) = match f {
-            Field::One(i) => {
-                let r = &model.buffers[i];
-                let (elem, n) = array(model, i);
-                let b = &r.type_ident;
-                let (field_ty, init) = if uninit_region(model, resolved, i) {
-                    (
-                        quote!(&'v mut [::core::mem::MaybeUninit<#elem>; #n]),
-                        quote!(#p::field_uninit::<Plan, #b, #n>(spans)),
-                    )
-                } else {
-                    (
-                        quote!(&'v mut [#elem; #n]),
-                        quote!(#p::field::<Plan, #b, #n>(spans)),
-                    )
-                };
-                (field_ident(model, i), field_ty, init)
-            }
-            Field::Pair(s, i) => {
-                let (ei, ni) = array(model, s);
-                let (eo, no) = array(model, i);
-                let (bs, bi) = (&model.buffers[s].type_ident, &model.buffers[i].type_ident);
-                let (field_ty, init) = if uninit_region(model, resolved, s) {
-                    (
-                        quote!(#k::InPlace<'v, [::core::mem::MaybeUninit<#ei>; #ni], [::core::mem::MaybeUninit<#eo>; #no]>),
-                        quote!(#p::in_place_uninit::<Plan, #bs, #bi, #ni, #no>(spans)),
-                    )
-                } else {
-                    (
-                        quote!(#k::InPlace<'v, [#ei; #ni], [#eo; #no]>),
-                        quote!(#p::in_place::<Plan, #bs, #bi, #ni, #no>(spans)),
-                    )
-                };
-                (field_ident(model, i), field_ty, init)
-            }
-            Field::Unresolved(i) => {
-                let (e, n) = array(model, i);
-                let e = if uninit_region(model, resolved, i) {
-                    quote!(::core::mem::MaybeUninit<#e>)
-                } else {
-                    e
-                };
-                // Only after an error: `open` is never called.
-                let field_ty = quote!(#k::InPlace<'v, [#e; #n], [#e; #n]>);
-                (
-                    field_ident(model, i),
-                    field_ty,
-                    quote!(::core::unreachable!()),
-                )
-            }
-        };
-        let field_doc = match f {
-            Field::One(i) => format!(
-                "Buffer `{}`, live {}.",
-                model.buffers[i].buffer.name,
-                live_steps(model, i)
-            ),
-            Field::Unresolved(i) => format!(
-                "Buffer `{}`, live {} (its `in place of` names no buffer).",
-                model.buffers[i].buffer.name,
-                live_steps(model, i)
-            ),
-            Field::Pair(s, i) => format!(
-                "Buffer `{}` in place of `{}` (live {}), at its handover: `input()` is `{}`'s bytes, `output()` this buffer's.",
-                model.buffers[i].buffer.name,
-                model.buffers[s].buffer.name,
-                live_steps(model, i),
-                model.buffers[s].buffer.name
-            ),
-        };
+        let (name, field_ty, init) = field(model, resolved, p, f);
+        let field_doc = field_doc(model, f);
         // The field's accessor, and the mark that its buffer is live here, which the
         // accessor of a view without the field asks for (see `accessors`).
         let (owner, ret, body) = match f {
@@ -317,34 +248,13 @@ fn view(
         decls.push(quote!(#[doc = #field_doc] pub #name: #field_ty));
         inits.push((name, init));
     }
-    let open = if resolved.planned {
-        let names = inits.iter().map(|(n, _)| n);
-        let values = inits.iter().map(|(_, v)| v);
-        quote! {
-            // SAFETY: the caller lends the plan's spans for `'v`; the fields are the buffers
-            // live at one step, which memplan's validator proved disjoint (an in-place pair
-            // is one field), each checked at compile time against the region table.
-            unsafe { #ty { #(#names: #values),* } }
-        }
-    } else {
-        // After errors the crate does not build: this is never called.
-        quote!(::core::unreachable!())
-    };
+    // A view without fields still holds its lifetime.
     let lifetime_use = if decls.is_empty() {
         quote!(_view: ::core::marker::PhantomData<&'v mut ()>,)
     } else {
         TokenStream::new()
     };
-    let lifetime_init = if decls.is_empty() && resolved.planned {
-        quote!(_view: ::core::marker::PhantomData,)
-    } else {
-        TokenStream::new()
-    };
-    let open = if decls.is_empty() && resolved.planned {
-        quote!(#ty { #lifetime_init })
-    } else {
-        open
-    };
+    let open = open(ty, resolved.planned, p, &inits);
     quote! {
         #[doc = #doc]
         #[allow(non_snake_case)]
@@ -365,18 +275,130 @@ fn view(
                 &accessors::Accessors(::core::marker::PhantomData)
             }
         }
+        #open
+    }
+}
+
+/// A view field: its name, its type, and the expression that builds it from the plan's
+/// `spans` in `open`.
+fn field(
+    model: &Model,
+    resolved: &Resolved,
+    p: &TokenStream,
+    f: Field,
+) -> (Ident, TokenStream, TokenStream) {
+    let k = &super::rt();
+    match f {
+        Field::One(i) => {
+            let (elem, n) = array(model, i);
+            let b = &model.buffers[i].type_ident;
+            let (field_ty, init) = if uninit_region(model, resolved, i) {
+                (
+                    quote!(&'v mut [::core::mem::MaybeUninit<#elem>; #n]),
+                    quote!(#p::field_uninit::<Plan, #b, #n>(spans)),
+                )
+            } else {
+                (
+                    quote!(&'v mut [#elem; #n]),
+                    quote!(#p::field::<Plan, #b, #n>(spans)),
+                )
+            };
+            (field_ident(model, i), field_ty, init)
+        }
+        Field::Pair(s, i) => {
+            let (ei, ni) = array(model, s);
+            let (eo, no) = array(model, i);
+            let (bs, bi) = (&model.buffers[s].type_ident, &model.buffers[i].type_ident);
+            let (field_ty, init) = if uninit_region(model, resolved, s) {
+                (
+                    quote!(#k::InPlace<'v, [::core::mem::MaybeUninit<#ei>; #ni], [::core::mem::MaybeUninit<#eo>; #no]>),
+                    quote!(#p::in_place_uninit::<Plan, #bs, #bi, #ni, #no>(spans)),
+                )
+            } else {
+                (
+                    quote!(#k::InPlace<'v, [#ei; #ni], [#eo; #no]>),
+                    quote!(#p::in_place::<Plan, #bs, #bi, #ni, #no>(spans)),
+                )
+            };
+            (field_ident(model, i), field_ty, init)
+        }
+        Field::Unresolved(i) => {
+            let (e, n) = array(model, i);
+            let e = if uninit_region(model, resolved, i) {
+                quote!(::core::mem::MaybeUninit<#e>)
+            } else {
+                e
+            };
+            // Only after an error: `open` is never called.
+            let field_ty = quote!(#k::InPlace<'v, [#e; #n], [#e; #n]>);
+            (
+                field_ident(model, i),
+                field_ty,
+                quote!(::core::unreachable!()),
+            )
+        }
+    }
+}
+
+/// A view field's documentation.
+fn field_doc(model: &Model, f: Field) -> String {
+    match f {
+        Field::One(i) => format!(
+            "Buffer `{}`, live {}.",
+            model.buffers[i].buffer.name,
+            live_steps(model, i)
+        ),
+        Field::Unresolved(i) => format!(
+            "Buffer `{}`, live {} (its `in place of` names no buffer).",
+            model.buffers[i].buffer.name,
+            live_steps(model, i)
+        ),
+        Field::Pair(s, i) => format!(
+            "Buffer `{}` in place of `{}` (live {}), at its handover: `input()` is `{}`'s bytes, `output()` this buffer's.",
+            model.buffers[i].buffer.name,
+            model.buffers[s].buffer.name,
+            live_steps(model, i),
+            model.buffers[s].buffer.name
+        ),
+    }
+}
+
+/// The view's `View` impl: `open` builds the fields `inits` from the plan's spans.
+fn open(ty: &Ident, planned: bool, p: &TokenStream, inits: &[(Ident, TokenStream)]) -> TokenStream {
+    let k = &super::rt();
+    let (spans, body) = if !planned {
+        // After errors the crate does not build: this is never called.
+        (quote!(_), quote!(::core::unreachable!()))
+    } else if inits.is_empty() {
+        (
+            quote!(_),
+            quote!(#ty { _view: ::core::marker::PhantomData }),
+        )
+    } else {
+        let names = inits.iter().map(|(n, _)| n);
+        let values = inits.iter().map(|(_, v)| v);
+        (
+            quote!(spans),
+            quote! {
+                // SAFETY: the caller lends the plan's spans for `'v`; the fields are the
+                // buffers live at one step, which memplan's validator proved disjoint (an
+                // in-place pair is one field), each checked at compile time against the
+                // region table.
+                unsafe { #ty { #(#names: #values),* } }
+            },
+        )
+    };
+    quote! {
         // SAFETY: `open` builds the fields as the comment in it says.
         unsafe impl<'v> #k::View<'v> for #ty<'v> {
             #[inline]
-            unsafe fn open(spans: &[#p::ArenaSpan<'_>]) -> Self {
-                let _ = spans;
-                #open
+            unsafe fn open(#spans: &[#p::ArenaSpan<'_>]) -> Self {
+                #body
             }
         }
     }
 }
 
-/// `&mut [T; N]` (or `&mut [MaybeUninit<T>; N]`): what buffer `i`'s accessor returns.
 fn accessor_type(model: &Model, resolved: &Resolved, i: usize) -> TokenStream {
     let (elem, n) = array(model, i);
     if uninit_region(model, resolved, i) {

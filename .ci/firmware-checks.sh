@@ -18,6 +18,7 @@
 # Run from anywhere: `bash .ci/firmware-checks.sh`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. .ci/sizes.sh
 ROOT=$PWD
 export CARGO_TERM_COLOR=never
 FW=examples/firmware
@@ -94,18 +95,7 @@ fragment=$(ls -t "$CARGO_TARGET_DIR"/thumbv7em-none-eabihf/release/build/memplan
 step "check: section sizes against $FW/sizes.txt"
 current=$("$SIZE" -A "$ELF" | awk '$1 ~ /^\.(text|rodata|data|bss)$/ || ($1 ~ /^\.memplan\./ && $1 != ".memplan.info") { print $1, $2 }')
 echo "$current"
-grown=0
-while read -r name bytes; do
-  [ -z "$name" ] || [ "${name:0:1}" = "#" ] && continue
-  now=$(awk -v n="$name" '$1 == n { print $2 }' <<<"$current")
-  [ -n "$now" ] || { echo "missing section $name"; grown=1; continue; }
-  if [ "$now" -gt "$bytes" ]; then echo "$name grew: $bytes -> $now bytes"; grown=1; fi
-  if [ "$now" -lt "$bytes" ]; then echo "$name shrank: $bytes -> $now bytes (update $FW/sizes.txt)"; fi
-done < "$FW/sizes.txt"
-while read -r name bytes; do
-  grep -q "^$name " "$FW/sizes.txt" || { echo "new section $name ($bytes bytes): add it to $FW/sizes.txt"; grown=1; }
-done <<<"$current"
-[ "$grown" = 0 ] || fail "RAM or flash grew past $FW/sizes.txt"
+check_sizes "$FW/sizes.txt" "$current" || fail "RAM or flash grew past $FW/sizes.txt"
 
 step "build: the firmware's library for thumbv6m-none-eabi, critical-section backend"
 (cd "$FW" && cargo build -q --release --lib --target thumbv6m-none-eabi --features critical-section)

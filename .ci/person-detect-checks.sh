@@ -14,6 +14,7 @@
 # llvm-tools with rustup). Run from anywhere: `bash .ci/person-detect-checks.sh`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. .ci/sizes.sh
 ROOT=$PWD
 export CARGO_TERM_COLOR=never
 PD=examples/person-detect
@@ -73,18 +74,7 @@ grep -q "^matches LiteRT: yes" <<<"$out" || fail "the firmware's outputs do not 
 step "person-detect: section sizes against $PD/sizes.txt"
 current=$("$SIZE" -A "$ELF" | awk '$1 ~ /^\.(vector_table|text|rodata|data|bss)$/ || ($1 ~ /^\.memplan\./ && $1 != ".memplan.info") { print $1, $2 }')
 echo "$current"
-grown=0
-while read -r name bytes; do
-  [ -z "$name" ] || [ "${name:0:1}" = "#" ] && continue
-  now=$(awk -v n="$name" '$1 == n { print $2 }' <<<"$current")
-  [ -n "$now" ] || { echo "missing section $name"; grown=1; continue; }
-  if [ "$now" -gt "$bytes" ]; then echo "$name grew: $bytes -> $now bytes"; grown=1; fi
-  if [ "$now" -lt "$bytes" ]; then echo "$name shrank: $bytes -> $now bytes (update $PD/sizes.txt)"; fi
-done < "$PD/sizes.txt"
-while read -r name bytes; do
-  grep -q "^$name " "$PD/sizes.txt" || { echo "new section $name ($bytes bytes): add it to $PD/sizes.txt"; grown=1; }
-done <<<"$current"
-[ "$grown" = 0 ] || fail "RAM or flash grew past $PD/sizes.txt"
+check_sizes "$PD/sizes.txt" "$current" || fail "RAM or flash grew past $PD/sizes.txt"
 
 # ---- Mistakes a user makes, each in a copy of the crate with one change: memplan's words ----
 variant() {
@@ -106,11 +96,23 @@ expect_failure() {
   grep -m1 "^error" <<<"$out"
 }
 
+step "person-detect: the firmware on QEMU with debug-canary: every canary intact, LiteRT's bytes"
+# The guards (16 bytes after every planned buffer) do not fit the 54 KiB region, which is
+# exactly the lower bound: the copy's region takes the bank's rest instead.
+d=$(variant canary)
+sed -i 's/region act: 54 KiB, memory SRAM3;/region act: memory SRAM3;/' "$d/src/model.rs"
+grep -q '^ *region act: memory SRAM3;' "$d/src/model.rs" || fail "canary: the region statement was not found"
+out=$(cd "$d" && timeout 900 cargo run -q --release --features memplan-runtime/debug-canary 2>&1) \
+  || { echo "$out"; fail "the firmware failed with debug-canary"; }
+grep -q "^matches LiteRT: yes" <<<"$out" || { echo "$out"; fail "with debug-canary the outputs are not LiteRT's"; }
+grep "^matches LiteRT" <<<"$out"
+
 step "fails: the model's tensors do not fit the region, naming the tensors live at the peak"
 d=$(variant overflow)
 sed -i 's/region act: 54 KiB, memory SRAM3;/region act: 53 KiB, memory SRAM3;/' "$d/src/model.rs"
 expect_failure "$d" 'error: region `act` overflows: needed 55296 bytes, available 54272 (over by 1024)' \
-  'peak: 55296 bytes live at step 3' '`MobilenetV1/MobilenetV1/Conv2d_1_pointwise/Relu6`' '`MobilenetV1/MobilenetV1/Conv2d_1_depthwise/Relu6`'
+  'peak: 55296 bytes live at step 3' '`MobilenetV1/MobilenetV1/Conv2d_1_pointwise/Relu6`' '`MobilenetV1/MobilenetV1/Conv2d_1_depthwise/Relu6`' \
+  'step 3: operator 2 (`CONV_2D`)'
 
 step "fails: kernels without an operator the model runs, naming the operator"
 d=$(variant no-pool-kernel)

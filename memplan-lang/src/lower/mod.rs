@@ -28,10 +28,7 @@ use memplan_planner::Strategy;
 use quote::quote;
 
 pub use context::Env;
-pub use model::{
-    ArenaPlace, BufferRecord, BufferSpans, Declared, ElemInfo, Model, Pool, Pools, RegionRecord,
-    SourceFile,
-};
+pub use model::{ArenaPlace, BufferRecord, ElemInfo, Model, Pool, Pools, SourceFile};
 
 use context::{Lowering, Seen};
 

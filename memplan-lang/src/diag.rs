@@ -17,7 +17,7 @@ pub struct SpanRange {
 
 impl SpanRange {
     /// The tokens from `first` to `last`.
-    pub fn new(first: Span, last: Span) -> Self {
+    pub(crate) fn new(first: Span, last: Span) -> Self {
         SpanRange { first, last }
     }
 }

@@ -19,8 +19,8 @@
 //! - [`expand`]: the whole expansion, for the proc macro;
 //! - [`driver`]: every invocation of a Rust source file, with a tool's options;
 //! - [`linker`]: the linker fragment of the arenas placed with `memory M`, and the section
-//!   and symbol names it shares with the expansion; [`memory_x`]: the linker script's
-//!   MEMORY command it checks against;
+//!   names it shares with the expansion; [`memory_x`]: reading a linker script's MEMORY
+//!   command (`memory.x`), which `memory M` is checked against;
 //! - [`source`]: finding the invocations in a source file;
 //! - [`write`](mod@write): a planning problem and its plan back to the text of an
 //!   invocation, for code generators.
@@ -136,8 +136,8 @@ impl Checked {
         self.model.as_ref().map_or_else(Vec::new, info::pools)
     }
 
-    /// The files the invocation read (plan files, models, `memory.x`, the lock file),
-    /// absolute: editing one changes the plan.
+    /// The files the invocation read besides its source (plan files, models, `memory.x`,
+    /// the lock file), in the order read: editing one can change the plan.
     pub fn files(&self) -> &[PathBuf] {
         self.model.as_ref().map_or(&[], |m| &m.files)
     }

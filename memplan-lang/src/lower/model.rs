@@ -86,7 +86,7 @@ pub struct SourceFile {
 
 impl SourceFile {
     /// The record of `contents`, named `name`.
-    pub fn of(name: &str, contents: &[u8]) -> SourceFile {
+    pub(crate) fn of(name: &str, contents: &[u8]) -> SourceFile {
         use sha2::Digest;
         let digest = sha2::Sha256::digest(contents);
         SourceFile {

@@ -51,9 +51,7 @@ fn the_fragment_takes_the_locked_offsets() {
         .remove(0)
         .tokens;
     let c = check_with(tokens, &lang_env, false);
-    let (model, plan) = (c.model.as_ref().unwrap(), c.plan.as_ref().unwrap());
-    let (problem, _) = model.problem();
-    let entry = lock::entry(model, &problem, c.written_strategy, plan);
+    let entry = c.lock_entry().unwrap();
     assert_eq!(entry.key, "m");
     std::fs::write(root.join(lock::FILE_NAME), lock::render(&[entry])).unwrap();
     let locked = fragment(&env, ["src/lib.rs"]).unwrap();

@@ -68,7 +68,7 @@ fn check_source(file: &Path, out_dir: Option<&Path>) -> Result<bool, String> {
     let checked = crate::input::check_file(file, &options)?;
     let mut ok = true;
     for checked in checked.invocations {
-        for d in checked.diagnostics.iter() {
+        for d in checked.diagnostics().iter() {
             eprintln!("{}", render(file, d));
             ok = false;
         }

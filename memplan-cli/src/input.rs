@@ -85,25 +85,21 @@ fn load_rust(path: &Path, args: &ProblemArgs, show: bool) -> Result<Option<Loade
     let mut plans = Vec::new();
     let mut ok = true;
     for c in checked.invocations {
-        for d in c.diagnostics.iter() {
+        for d in c.diagnostics().iter() {
             eprint!("{}", render(path, d));
             ok = false;
         }
-        if let (Some(model), Some(plan)) = (c.model, c.plan) {
-            let (problem, kept) = model.problem();
+        if let (Some(title), Some(problem), Some(plan)) = (c.name(), c.problem(), c.plan()) {
             plans.push(Planned {
-                title: model.name.to_string(),
+                title,
                 ids: (0..problem.regions.len() as u64).collect(),
                 problem,
-                plan,
+                plan: plan.clone(),
                 given: false,
                 file_bytes: None,
                 by_region: Default::default(),
-                elements: kept
-                    .iter()
-                    .map(|&i| planned::primitive(&model.buffers[i].elem))
-                    .collect(),
-                pools: planned::pools(&model),
+                elements: c.elements(),
+                pools: planned::pools(&c),
             });
         }
     }

@@ -191,7 +191,7 @@ type FileOutcome = Result<Vec<Outcome>, String>;
 
 /// Whether the planned invocation `c` keeps its entry: fresh, and valid (no error).
 fn kept(c: &memplan_lang::Checked) -> bool {
-    matches!(c.lock, Lookup::Fresh(..)) && c.diagnostics.is_empty() && c.plan.is_some()
+    matches!(c.lock(), Lookup::Fresh(..)) && c.diagnostics().is_empty() && c.plan().is_some()
 }
 
 /// The invocations of `file`: with the lock (`options`) unless `mode.update`, and those
@@ -202,11 +202,11 @@ fn lock_file(file: &Path, options: &Options, search: &Options, mode: Mode) -> Re
     } else {
         Some(check_file(file, options)?)
     };
-    let fresh_entry = |c: &memplan_lang::Checked| match &c.lock {
+    let fresh_entry = |c: &memplan_lang::Checked| match c.lock() {
         Lookup::Fresh(_, e) if kept(c) => Some((**e).clone()),
         _ => None,
     };
-    let key = |c: &memplan_lang::Checked| c.model.as_ref().map(lock::key);
+    let key = |c: &memplan_lang::Checked| c.lock_key();
     if mode.check {
         let locked = locked.map(|l| l.invocations).unwrap_or_default();
         return Ok(locked
@@ -214,7 +214,7 @@ fn lock_file(file: &Path, options: &Options, search: &Options, mode: Mode) -> Re
             .map(|c| Outcome {
                 key: key(c),
                 entry: fresh_entry(c),
-                errors: c.diagnostics.iter().map(|d| render(file, d)).collect(),
+                errors: c.diagnostics().iter().map(|d| render(file, d)).collect(),
             })
             .collect());
     }
@@ -236,17 +236,11 @@ fn lock_file(file: &Path, options: &Options, search: &Options, mode: Mode) -> Re
             continue;
         }
         let Some(c) = searched.get(k) else { continue };
-        let entry = match (&c.model, &c.plan) {
-            (Some(model), Some(plan)) => {
-                let (problem, _) = model.problem();
-                Some(lock::entry(model, &problem, c.written_strategy, plan))
-            }
-            _ => None,
-        };
+        let entry = c.lock_entry();
         out.push(Outcome {
             key: key(c),
             entry,
-            errors: c.diagnostics.iter().map(|d| render(file, d)).collect(),
+            errors: c.diagnostics().iter().map(|d| render(file, d)).collect(),
         });
     }
     Ok(out)

@@ -72,28 +72,16 @@ impl Planned {
     }
 }
 
-/// A buffer's element type as a primitive: `None` for bytes and user types.
-pub fn primitive(elem: &memplan_lang::lower::ElemInfo) -> Option<Primitive> {
-    match elem {
-        memplan_lang::lower::ElemInfo::Prim { ty, .. } => {
-            let name = ty.to_string();
-            Primitive::of_rust(&name)
-        }
-        memplan_lang::lower::ElemInfo::Bytes | memplan_lang::lower::ElemInfo::User { .. } => None,
-    }
-}
-
-/// The bump pools of `model`.
-pub fn pools(model: &memplan_lang::lower::Model) -> Vec<Pool> {
-    model
-        .pools
-        .named()
+/// The bump pools of the checked invocation `checked`.
+pub fn pools(checked: &memplan_lang::Checked) -> Vec<Pool> {
+    checked
+        .pools()
         .into_iter()
-        .map(|(name, p)| Pool {
-            name: name.to_string(),
+        .map(|p| Pool {
+            name: p.name,
             bytes: p.bytes,
             align: p.align,
-            memory: p.memory.as_ref().map(ToString::to_string),
+            memory: p.memory,
         })
         .collect()
 }

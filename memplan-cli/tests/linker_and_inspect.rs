@@ -128,8 +128,9 @@ fn info_record_of(dir: &Path, plan: &str) -> Vec<u8> {
         ..memplan_lang::Env::default()
     };
     let checked = memplan_lang::check(tokens, &env);
-    let (model, plan) = (checked.model.unwrap(), checked.plan.unwrap());
-    memplan_lang::info::PlanInfo::new(&model, &plan)
+    checked
+        .info()
+        .expect("the plan has a description")
         .encode()
         .into_bytes()
 }

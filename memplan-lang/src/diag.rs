@@ -17,7 +17,7 @@ pub struct SpanRange {
 
 impl SpanRange {
     /// The tokens from `first` to `last`.
-    pub fn new(first: Span, last: Span) -> Self {
+    pub(crate) fn new(first: Span, last: Span) -> Self {
         SpanRange { first, last }
     }
 }
@@ -64,7 +64,7 @@ pub struct Diagnostics {
 
 impl Diagnostics {
     /// Records a syntax error from syn (its message and first span).
-    pub fn push(&mut self, e: syn::Error) {
+    pub(crate) fn push(&mut self, e: syn::Error) {
         for e in e {
             self.list.push(Diagnostic {
                 span: e.span().into(),
@@ -75,7 +75,7 @@ impl Diagnostics {
     }
 
     /// Records an error with `message` at `span` (a token or a range of tokens).
-    pub fn at(&mut self, span: impl Into<SpanRange>, message: impl std::fmt::Display) {
+    pub(crate) fn at(&mut self, span: impl Into<SpanRange>, message: impl std::fmt::Display) {
         self.list.push(Diagnostic {
             span: span.into(),
             message: message.to_string(),

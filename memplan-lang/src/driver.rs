@@ -17,7 +17,7 @@ pub struct Options {
     /// The package the file belongs to (`CARGO_PKG_NAME`), part of every link-section name.
     pub package: Option<String>,
     /// The package's root folder (where its `Cargo.toml` is): a file's module path comes
-    /// from its path below it ([`source::file_modules`]). `None`: only the inline modules
+    /// from its path below it (`src/a/b.rs` is `a::b`). `None`: only the inline modules
     /// around an invocation are known.
     pub root: Option<PathBuf>,
     /// Plan guards for the runtime's `debug-canary`.
@@ -54,7 +54,11 @@ pub fn check_file(file: &Path, options: &Options) -> Result<FileChecked, String>
 /// # Errors
 ///
 /// As [`check_file`].
-pub fn check_text(file: &Path, text: &str, options: &Options) -> Result<FileChecked, String> {
+pub(crate) fn check_text(
+    file: &Path,
+    text: &str,
+    options: &Options,
+) -> Result<FileChecked, String> {
     if let Err(e) = text.parse::<proc_macro2::TokenStream>() {
         let at = e.span().start();
         return Err(format!(
@@ -99,7 +103,7 @@ pub fn check_text(file: &Path, text: &str, options: &Options) -> Result<FileChec
 /// The module path around the invocation whose tokens are `tokens` in `file`, as the macro
 /// (which sees only its own tokens) finds it: the file's modules (its path below `root`,
 /// the package root) then the inline modules around the one invocation of the file with
-/// these tokens ([`source::modules_of`]); the file's modules alone when the file cannot be
+/// these tokens; the file's modules alone when the file cannot be
 /// read or holds no such invocation, or several.
 pub fn modules_of_invocation(
     file: &Path,
@@ -120,7 +124,7 @@ pub fn modules_of_invocation(
 }
 
 /// The folder a relative path inside `file` resolves against (`include_str!`'s).
-pub fn base_dir(file: &Path) -> PathBuf {
+pub(crate) fn base_dir(file: &Path) -> PathBuf {
     match file.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => Path::new(".").to_path_buf(),
@@ -128,7 +132,7 @@ pub fn base_dir(file: &Path) -> PathBuf {
 }
 
 /// `file`'s path below `root`, both made absolute first.
-pub fn relative(file: &Path, root: &Path) -> Option<PathBuf> {
+pub(crate) fn relative(file: &Path, root: &Path) -> Option<PathBuf> {
     let file = std::path::absolute(file).ok()?;
     let root = std::path::absolute(root).ok()?;
     file.strip_prefix(&root).ok().map(Path::to_path_buf)

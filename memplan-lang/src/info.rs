@@ -31,10 +31,11 @@
 
 use memplan_planner::{Plan, Strategy};
 
-use crate::lower::{ArenaPlace, Model, SourceFile};
+pub use crate::lower::SourceFile;
+use crate::lower::{ArenaPlace, Model};
 
 /// The version of the encoding this crate writes and reads.
-pub const VERSION: u32 = 3;
+pub(crate) const VERSION: u32 = 3;
 
 /// The name of the link section that holds the descriptions.
 pub const SECTION: &str = ".memplan.info";
@@ -113,9 +114,24 @@ pub struct BufferSummary {
     pub last: u32,
 }
 
+/// The bump pools of `model`, named, in the order `constant`, `runtime`, `temp`.
+pub(crate) fn pools(model: &Model) -> Vec<PoolSummary> {
+    model
+        .pools
+        .named()
+        .into_iter()
+        .map(|(name, p)| PoolSummary {
+            name: name.to_string(),
+            bytes: p.bytes,
+            align: p.align,
+            memory: p.memory.as_ref().map(ToString::to_string),
+        })
+        .collect()
+}
+
 impl PlanInfo {
     /// The description of `model` planned as `plan`.
-    pub fn new(model: &Model, plan: &Plan) -> PlanInfo {
+    pub(crate) fn new(model: &Model, plan: &Plan) -> PlanInfo {
         PlanInfo {
             plan: crate::linker::PlanKey::of(model).display().to_string(),
             package: model.package.clone(),
@@ -140,17 +156,7 @@ impl PlanInfo {
                     },
                 })
                 .collect(),
-            pools: model
-                .pools
-                .named()
-                .into_iter()
-                .map(|(name, p)| PoolSummary {
-                    name: name.to_string(),
-                    bytes: p.bytes,
-                    align: p.align,
-                    memory: p.memory.as_ref().map(ToString::to_string),
-                })
-                .collect(),
+            pools: pools(model),
             buffers: model
                 .buffers
                 .iter()

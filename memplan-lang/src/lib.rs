@@ -10,21 +10,20 @@
 //! `memplan-runtime` (the macro), `memplan-build` (build scripts) or `memplan-cli` (the
 //! `memplan` command) instead of depending on it.
 //!
-//! The pipeline reads parse -> lower -> plan -> emit, a module each:
+//! The pipeline reads parse -> lower -> plan -> emit, private modules each; what the
+//! crate's users see is its entry points and what they give:
 //!
-//! - [`parse`]: the syntax tree with spans, one statement at a time;
-//! - [`lower`]: names, sizes, alignments, lifetimes and plan files, checked and lowered
-//!   to a [`Model`], one record per region and per buffer, holding a
-//!   [`memplan_planner::Problem`];
-//! - [`plan`](mod@plan): the plan, validated, or the planner's errors spanned on their
-//!   declarations;
-//! - [`emit`]: typed ids, the buffer table, static arenas, the manager.
-//!
-//! Beside them, [`lock`](mod@lock): the package's lock file, whose fresh entries give the
-//! plan's offsets instead of a search.
-//!
-//! And back: [`write`](mod@write) turns a planning problem and its plan into the text of an
-//! invocation, for code generators.
+//! - [`check`] (and [`check_with`]): one invocation parsed, lowered and planned, as a
+//!   [`Checked`], whose accessors give its diagnostics, its plan and planning problem, its
+//!   report, its plan description ([`info`]), its lock entry ([`lock`]) and its expansion;
+//! - [`expand`]: the whole expansion, for the proc macro;
+//! - [`driver`]: every invocation of a Rust source file, with a tool's options;
+//! - [`linker`]: the linker fragment of the arenas placed with `memory M`, and the section
+//!   names it shares with the expansion; [`memory_x`]: reading a linker script's MEMORY
+//!   command (`memory.x`), which `memory M` is checked against;
+//! - [`source`]: finding the invocations in a source file;
+//! - [`write`](mod@write): a planning problem and its plan back to the text of an
+//!   invocation, for code generators.
 //!
 //! Nothing here panics on any input: every bad input becomes a [`Diagnostic`] spanned on
 //! the offending tokens, and all are reported in one pass. With errors, [`expand`] still
@@ -37,7 +36,7 @@
 //!     .parse()
 //!     .unwrap();
 //! let checked = check(tokens, &Env::default());
-//! let first = checked.diagnostics.iter().next().unwrap();
+//! let first = checked.diagnostics().iter().next().unwrap();
 //! assert_eq!(
 //!     first.message,
 //!     "buffer `a` overflows region `r`: needed 32 bytes, available 16 (over by 16)"
@@ -46,50 +45,145 @@
 
 #![warn(missing_docs)]
 
-pub mod diag;
+mod diag;
 pub mod driver;
-pub mod emit;
+mod emit;
 pub mod info;
 pub mod linker;
 pub mod lock;
-pub mod lower;
+mod lower;
 pub mod memory_x;
 mod names;
-pub mod parse;
-pub mod plan;
+mod parse;
+mod plan;
 pub mod source;
 pub mod write;
 
 pub use diag::{Diagnostic, Diagnostics, SpanRange};
-pub use lower::{Env, Model};
+pub use lower::Env;
 
-use memplan_planner::Plan;
+use std::path::PathBuf;
+
+use lower::Model;
+use memplan_planner::files::Primitive;
+use memplan_planner::{Plan, Problem, Strategy};
 use proc_macro2::TokenStream;
 
 /// One invocation's input, checked and planned.
 pub struct Checked {
-    /// Every error, in the order found (empty when the plan is good).
-    pub diagnostics: Diagnostics,
+    diagnostics: Diagnostics,
     /// The lowered invocation (`None` when its module header cannot be read).
-    pub model: Option<Model>,
-    /// The plan, when there is no error.
-    pub plan: Option<Plan>,
-    /// With errors, the plan of the buffers without any (see [`plan::Planned::partial`]).
-    pub partial: Option<(Plan, Vec<usize>)>,
-    /// What the package's lock file says about the plan ([`lock::Lookup`]).
-    pub lock: lock::Lookup,
-    /// The strategy the invocation writes (before a tool's override): part of the lock's
-    /// fingerprint.
-    pub written_strategy: memplan_planner::Strategy,
+    model: Option<Model>,
+    plan: Option<Plan>,
+    /// With errors, the plan of the buffers without any, and each planned buffer's index
+    /// among the model's ([`plan::Planned::partial`]).
+    partial: Option<(Plan, Vec<usize>)>,
+    lock: lock::Lookup,
+    written_strategy: Strategy,
 }
 
 impl Checked {
+    /// Every error, in the order found (empty when the plan is good).
+    pub fn diagnostics(&self) -> &Diagnostics {
+        &self.diagnostics
+    }
+
+    /// The plan, when there is no error; its buffers are those of [`Checked::problem`].
+    pub fn plan(&self) -> Option<&Plan> {
+        self.plan.as_ref()
+    }
+
+    /// What the package's lock file says about the plan ([`lock::Lookup`]).
+    pub fn lock(&self) -> &lock::Lookup {
+        &self.lock
+    }
+
+    /// The strategy the invocation writes (before a tool's override): part of the lock's
+    /// fingerprint.
+    pub fn written_strategy(&self) -> Strategy {
+        self.written_strategy
+    }
+
+    /// The plan's module name, when its module header reads.
+    pub fn name(&self) -> Option<String> {
+        self.model.as_ref().map(|m| m.name.to_string())
+    }
+
+    /// The planning problem of the buffers without errors (every buffer, in declaration
+    /// order, when there is none), when the module header reads.
+    pub fn problem(&self) -> Option<Problem> {
+        self.model.as_ref().map(|m| m.problem().0)
+    }
+
+    /// The element type of each buffer of [`Checked::problem`], where it is a primitive
+    /// number type (`None`: bytes, or a user type).
+    pub fn elements(&self) -> Vec<Option<Primitive>> {
+        let Some(model) = &self.model else {
+            return Vec::new();
+        };
+        let (_, kept) = model.problem();
+        kept.iter()
+            .map(|&i| match &model.buffers[i].elem {
+                lower::ElemInfo::Prim { ty, .. } => Primitive::of_rust(&ty.to_string()),
+                lower::ElemInfo::Bytes | lower::ElemInfo::User { .. } => None,
+            })
+            .collect()
+    }
+
+    /// The manager's bump pools (`constant`, `runtime`, `temp`, in that order), when the
+    /// module header reads.
+    pub fn pools(&self) -> Vec<info::PoolSummary> {
+        self.model.as_ref().map_or_else(Vec::new, info::pools)
+    }
+
+    /// The files the invocation read besides its source (plan files, models, `memory.x`,
+    /// the lock file), in the order read: editing one can change the plan.
+    pub fn files(&self) -> &[PathBuf] {
+        self.model.as_ref().map_or(&[], |m| &m.files)
+    }
+
+    /// The plan's key in the package's lock file, when its module header reads.
+    pub fn lock_key(&self) -> Option<String> {
+        self.model.as_ref().map(lock::key)
+    }
+
+    /// The plan's entry for the package's lock file, when there is a plan.
+    pub fn lock_entry(&self) -> Option<lock::Entry> {
+        let (model, plan) = (self.model.as_ref()?, self.plan.as_ref()?);
+        let (problem, _) = model.problem();
+        Some(lock::entry(model, &problem, self.written_strategy, plan))
+    }
+
+    /// The plan's description (what the expansion embeds in `.memplan.info`), when there
+    /// is a plan.
+    pub fn info(&self) -> Option<info::PlanInfo> {
+        Some(info::PlanInfo::new(
+            self.model.as_ref()?,
+            self.plan.as_ref()?,
+        ))
+    }
+
     /// The plan's report (the generated `REPORT` const), when there is a plan.
     pub fn report(&self) -> Option<String> {
         match (&self.model, &self.plan) {
             (Some(m), Some(p)) => Some(emit::report(m, Some(p))),
             _ => None,
         }
+    }
+
+    /// The expansion: the module, or the errors as `compile_error!`s followed by the
+    /// fallback module (none when the module header does not read).
+    pub fn expansion(&self) -> TokenStream {
+        let mut out = self.diagnostics.to_compile_errors();
+        if let Some(model) = &self.model {
+            out.extend(emit::emit(model, self.plan.as_ref(), self.partial.as_ref()));
+        }
+        out
+    }
+
+    /// The model and the plan, when there is a plan.
+    pub(crate) fn planned(&self) -> Option<(&Model, &Plan)> {
+        Some((self.model.as_ref()?, self.plan.as_ref()?))
     }
 }
 
@@ -110,7 +204,7 @@ pub fn check_with(tokens: TokenStream, env: &Env, use_lock: bool) -> Checked {
             plan: None,
             partial: None,
             lock: lock::Lookup::Off,
-            written_strategy: memplan_planner::Strategy::default(),
+            written_strategy: Strategy::default(),
         };
     };
     // The invocation's own strategy is part of the lock's fingerprint; a tool's override
@@ -134,7 +228,7 @@ pub fn check_with(tokens: TokenStream, env: &Env, use_lock: bool) -> Checked {
     } else {
         lock::Lookup::Off
     };
-    let planned = plan::plan_locked(&model, lock.fresh(), &mut diagnostics);
+    let planned = plan::plan(&model, lock.fresh(), &mut diagnostics);
     Checked {
         diagnostics,
         model: Some(model),
@@ -146,16 +240,7 @@ pub fn check_with(tokens: TokenStream, env: &Env, use_lock: bool) -> Checked {
 }
 
 /// The whole expansion of one `memory_plan!` invocation: the module, or its errors as
-/// `compile_error!`s followed by the fallback module.
+/// `compile_error!`s followed by the fallback module ([`Checked::expansion`]).
 pub fn expand(tokens: TokenStream, env: &Env) -> TokenStream {
-    let checked = check(tokens, env);
-    let mut out = checked.diagnostics.to_compile_errors();
-    if let Some(model) = &checked.model {
-        out.extend(emit::emit(
-            model,
-            checked.plan.as_ref(),
-            checked.partial.as_ref(),
-        ));
-    }
-    out
+    check(tokens, env).expansion()
 }

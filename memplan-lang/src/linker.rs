@@ -31,7 +31,7 @@ fn ident_part(name: &str) -> String {
 }
 
 /// One arena of a plan placed in a memory: a region or a pool.
-pub struct PlacedArena {
+pub(crate) struct PlacedArena {
     /// `region` or `pool`.
     pub kind: &'static str,
     /// The region's or pool's name.
@@ -58,7 +58,7 @@ pub struct PlanKey {
 
 impl PlanKey {
     /// The key of `model`.
-    pub fn of(model: &Model) -> PlanKey {
+    pub(crate) fn of(model: &Model) -> PlanKey {
         PlanKey::new(&model.package, &model.path)
     }
 
@@ -98,7 +98,7 @@ pub fn section_name(key: &PlanKey, kind: &str, name: &str) -> String {
 /// The symbol the fragment defines for that arena, which generated code references on
 /// bare-metal targets: linking without the fragment fails with "undefined symbol:" and
 /// this name, which says what to add. Module path parts are joined by `__`.
-pub fn guard_symbol(key: &PlanKey, kind: &str, name: &str) -> String {
+pub(crate) fn guard_symbol(key: &PlanKey, kind: &str, name: &str) -> String {
     format!(
         "__memplan_plan_{}_{kind}_{}_in_{}_is_not_placed__add_memplan_build_linker_fragment_to_build_rs",
         key.path.join("__"),
@@ -108,7 +108,7 @@ pub fn guard_symbol(key: &PlanKey, kind: &str, name: &str) -> String {
 }
 
 /// The arenas of `model` (planned as `plan`) placed with `memory M`, regions first.
-pub fn placed_arenas(model: &Model, plan: &Plan) -> Vec<PlacedArena> {
+pub(crate) fn placed_arenas(model: &Model, plan: &Plan) -> Vec<PlacedArena> {
     let mut out = Vec::new();
     for (record, rp) in model.regions.iter().zip(&plan.regions) {
         if let ArenaPlace::Memory(m) = &record.place {
@@ -137,7 +137,7 @@ pub fn placed_arenas(model: &Model, plan: &Plan) -> Vec<PlacedArena> {
 
 /// The symbol the fragment defines for the description of plan `key` in
 /// [`crate::info::SECTION`], which generated code references on bare-metal targets.
-pub fn info_symbol(key: &PlanKey) -> String {
+pub(crate) fn info_symbol(key: &PlanKey) -> String {
     guard_symbol(key, "info", "description")
 }
 
@@ -147,7 +147,7 @@ pub fn info_symbol(key: &PlanKey) -> String {
 /// Besides the placed arenas, it holds the plans' descriptions (`.memplan.info`) in an
 /// `INFO` output section: kept in the ELF for `memplan inspect`, not allocated, so never
 /// loaded into flash or RAM.
-pub fn fragment(package: &str, plans: &[(&Model, &Plan)], source: &str) -> String {
+pub(crate) fn fragment(package: &str, plans: &[(&Model, &Plan)], source: &str) -> String {
     let mut sections = String::new();
     let mut checks = String::new();
     if !plans.is_empty() {
@@ -201,7 +201,8 @@ pub fn fragment(package: &str, plans: &[(&Model, &Plan)], source: &str) -> Strin
 /// read to write it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileFragment {
-    /// The fragment's text ([`fragment`]).
+    /// The fragment's text: a `NOLOAD` output section per placed arena and an `ASSERT` that
+    /// it fits, and the plans' descriptions in an `INFO` section.
     pub text: String,
     /// The source files and the plan files their invocations read, in the order read.
     pub read: Vec<PathBuf>,
@@ -244,14 +245,10 @@ pub fn fragment_of_files(
         if checked.invocations.is_empty() {
             empty.push(file.clone());
         }
-        for c in checked.invocations {
-            found += 1;
-            if let (Some(model), Some(plan)) = (c.model, c.plan) {
-                planned.push((model, plan));
-            }
-        }
+        found += checked.invocations.len();
+        planned.extend(checked.invocations);
     }
-    let plans: Vec<_> = planned.iter().map(|(m, p)| (m, p)).collect();
+    let plans: Vec<_> = planned.iter().filter_map(crate::Checked::planned).collect();
     let labels: Vec<&str> = files.iter().map(|(_, l)| l.as_str()).collect();
     Ok(FileFragment {
         text: fragment(package, &plans, &labels.join(", ")),

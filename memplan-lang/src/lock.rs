@@ -51,7 +51,7 @@ use crate::lower::Model;
 pub const FILE_NAME: &str = "memplan.lock";
 
 /// The version of the lock file's format, its `format` line.
-pub const FORMAT: u32 = 1;
+pub(crate) const FORMAT: u32 = 1;
 
 /// One region of an entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,7 +80,8 @@ pub struct LockedBuffer {
 pub struct Entry {
     /// The plan's module path (`a::kws`), with ` debug-canary` when planned with guards.
     pub key: String,
-    /// The fingerprint ([`fingerprint`]).
+    /// The SHA-256, in lower-case hex, of the canonical text of the plan's planning problem
+    /// and the strategy its invocation writes.
     pub fingerprint: String,
     /// The memplan version that wrote it.
     pub planner: String,
@@ -95,7 +96,7 @@ pub struct Entry {
 }
 
 /// The key of `model`'s entry: its module path, and ` debug-canary` when it plans guards.
-pub fn key(model: &Model) -> String {
+pub(crate) fn key(model: &Model) -> String {
     let path = PlanKey::of(model).display().to_string();
     if model.canary {
         format!("{path} debug-canary")
@@ -132,7 +133,7 @@ fn unescape(text: &str) -> Option<String> {
 
 /// The fingerprint of `problem` planned by `strategy` (the strategy the invocation
 /// writes): the SHA-256, in lower-case hex, of its canonical text.
-pub fn fingerprint(problem: &Problem, strategy: Strategy) -> String {
+pub(crate) fn fingerprint(problem: &Problem, strategy: Strategy) -> String {
     use sha2::Digest;
     let mut text = format!("memplan plan rules {PLAN_RULES}\nstrategy {strategy}\n");
     for r in &problem.regions {
@@ -169,7 +170,7 @@ pub fn fingerprint(problem: &Problem, strategy: Strategy) -> String {
 
 /// The entry of `plan`, `model`'s plan of `problem` (its planning problem), whose
 /// invocation writes `written` as its strategy.
-pub fn entry(model: &Model, problem: &Problem, written: Strategy, plan: &Plan) -> Entry {
+pub(crate) fn entry(model: &Model, problem: &Problem, written: Strategy, plan: &Plan) -> Entry {
     Entry {
         key: key(model),
         fingerprint: fingerprint(problem, written),
@@ -382,7 +383,7 @@ impl Lookup {
 /// with `lock = required;`, a missing or stale entry), adds the lock file to the files the
 /// expansion depends on (so that editing it rebuilds the crate) and sets the plan's
 /// [`Model::lock_note`]. Nothing is looked at when `diags` already holds errors.
-pub fn lookup(
+pub(crate) fn lookup(
     model: &mut Model,
     written: Strategy,
     root: Option<&Path>,
@@ -470,7 +471,7 @@ pub fn lookup(
 }
 
 /// Why a locked plan is not used.
-pub enum Refused {
+pub(crate) enum Refused {
     /// The planner's errors on the problem.
     Planner(Vec<PlanError>),
     /// The entry does not hold a valid plan of the problem: the message.
@@ -483,7 +484,7 @@ pub enum Refused {
 ///
 /// [`Refused::Planner`] for a problem with errors, [`Refused::Lock`] for an entry that
 /// does not match the problem or whose offsets break a rule.
-pub fn plan_of(problem: &Problem, entry: &Entry) -> Result<Plan, Refused> {
+pub(crate) fn plan_of(problem: &Problem, entry: &Entry) -> Result<Plan, Refused> {
     let at = format!(
         "the entry of `{}` in {FILE_NAME} (line {})",
         entry.key, entry.line

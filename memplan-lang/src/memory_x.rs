@@ -45,7 +45,7 @@ impl Bank {
 
 /// A `memory.x` read, or where it was looked for.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct MemoryX {
+pub(crate) struct MemoryX {
     /// The file, when one was found.
     pub path: Option<PathBuf>,
     /// Its MEMORY regions.

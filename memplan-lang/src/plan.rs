@@ -7,7 +7,7 @@
 //! it is a compile error. A panic inside the planner (a bug too) is caught and reported the
 //! same way, so the macro itself never panics.
 
-use memplan_planner::{Failure, Names, Plan, PlanError, Problem, plan_validated, validated};
+use memplan_planner::{Failure, Names, Plan, PlanError, Problem, plan_validated};
 
 use crate::diag::{Diagnostics, SpanRange};
 use crate::lock::{Entry, Refused};
@@ -15,7 +15,7 @@ use crate::lower::Model;
 
 /// What planning a model gave.
 #[derive(Default)]
-pub struct Planned {
+pub(crate) struct Planned {
     /// The plan, its buffers in the model's order, when there is no error at all.
     pub plan: Option<Plan>,
     /// With errors: the plan of the buffers that have none (its buffers are those of
@@ -29,15 +29,12 @@ pub struct Planned {
 /// with errors already recorded, still plans the buffers that have none, to report the
 /// planner's own errors (overflow, pins, in-place rules) in the same build and to keep the
 /// regions that plan fine.
-pub fn plan(model: &Model, diags: &mut Diagnostics) -> Planned {
-    plan_locked(model, None, diags)
-}
-
-/// [`plan`], with the offsets of `locked` (a fresh entry of the lock file) instead of a
-/// search when there is no error so far: the planner computes each region's figures from
-/// them and its validator checks them ([`crate::lock::plan_of`]); an entry that fails is
-/// an error, never used.
-pub fn plan_locked(model: &Model, locked: Option<&Entry>, diags: &mut Diagnostics) -> Planned {
+///
+/// With `locked` (a fresh entry of the lock file) and no error so far, the entry's offsets
+/// are used instead of a search: the planner computes each region's figures from them and
+/// its validator checks them ([`crate::lock::plan_of`]); an entry that fails is an error,
+/// never used.
+pub(crate) fn plan(model: &Model, locked: Option<&Entry>, diags: &mut Diagnostics) -> Planned {
     if model.regions.is_empty() {
         return Planned::default();
     }
@@ -88,24 +85,6 @@ pub fn plan_locked(model: &Model, locked: Option<&Entry>, diags: &mut Diagnostic
         Planned {
             plan: None,
             partial: plan.map(|p| (p, records)),
-        }
-    }
-}
-
-/// `plan` if the validator accepts it ([`validated`]) and no arena is larger than Rust's
-/// largest object: for a plan memplan did not just make ([`plan`] validates its own).
-/// Otherwise `None`, with the errors recorded.
-pub fn checked(
-    model: &Model,
-    problem: &Problem,
-    plan: Plan,
-    diags: &mut Diagnostics,
-) -> Option<Plan> {
-    match validated(problem, plan) {
-        Ok(p) => fits_rust(model, p, diags),
-        Err(failure) => {
-            internal_error(model, &failure, diags);
-            None
         }
     }
 }
@@ -205,6 +184,51 @@ fn report(
         diags.at(
             spans(*a).pin,
             format!("note: {} is pinned here", names.buffer(problem, *a)),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `plan` if the validator accepts it and no arena is larger than Rust's largest
+    /// object; otherwise `None`, with the errors recorded: the path a plan takes from the
+    /// planner to the emitter, given a plan memplan did not make.
+    fn checked(
+        model: &Model,
+        problem: &Problem,
+        plan: Plan,
+        diags: &mut Diagnostics,
+    ) -> Option<Plan> {
+        match memplan_planner::validated(problem, plan) {
+            Ok(p) => fits_rust(model, p, diags),
+            Err(failure) => {
+                internal_error(model, &failure, diags);
+                None
+            }
+        }
+    }
+
+    #[test]
+    fn a_plan_the_validator_rejects_is_an_internal_error_not_emitted() {
+        let src = "mod m { region r: 64 bytes; buffer a: 16 bytes in r, live 0..=1; buffer b: 16 bytes in r, live 1..=2; }";
+        let checked_input = crate::check(src.parse().unwrap(), &crate::Env::default());
+        assert!(checked_input.diagnostics.is_empty());
+        let (model, good) = checked_input.planned().expect("planned");
+        let mut errors = Diagnostics::default();
+        let (problem, _) = model.problem();
+        assert!(checked(model, &problem, good.clone(), &mut errors).is_some());
+        assert!(errors.is_empty());
+        // A planner bug: both buffers, live together at step 1, at one offset.
+        let mut bad = good.clone();
+        bad.buffers[1].offset = bad.buffers[0].offset;
+        assert!(checked(model, &problem, bad, &mut errors).is_none());
+        let out = errors.to_compile_errors().to_string();
+        assert!(out.contains("internal error"), "{out}");
+        assert!(
+            out.contains("buffers 0 and 1 are live at a common step and share bytes"),
+            "{out}"
         );
     }
 }

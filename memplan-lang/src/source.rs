@@ -37,7 +37,7 @@ pub fn invocations(source: &str) -> Result<Vec<Invocation>, String> {
 /// exactly one invocation of the file has them (compared as [`canonical`] text): what the
 /// macro, which sees only its own tokens, needs to name its symbols as a build script that
 /// reads the file does.
-pub fn modules_of(source: &str, tokens: &TokenStream) -> Option<Vec<String>> {
+pub(crate) fn modules_of(source: &str, tokens: &TokenStream) -> Option<Vec<String>> {
     let own = canonical(tokens);
     let found = invocations(source).ok()?;
     let mut matching = found.into_iter().filter(|i| canonical(&i.tokens) == own);
@@ -47,7 +47,7 @@ pub fn modules_of(source: &str, tokens: &TokenStream) -> Option<Vec<String>> {
 
 /// `tokens` as text that does not depend on how they were lexed (the compiler's lexer in
 /// the macro, proc-macro2's in a build script): each token's own text, one space apart.
-pub fn canonical(tokens: &TokenStream) -> String {
+pub(crate) fn canonical(tokens: &TokenStream) -> String {
     let mut out = String::new();
     let mut stack: Vec<std::vec::IntoIter<TokenTree>> =
         vec![tokens.clone().into_iter().collect::<Vec<_>>().into_iter()];
@@ -118,7 +118,7 @@ fn aliases(tokens: TokenStream, names: &mut Vec<String>) {
 }
 
 /// An identifier as Rust names it: `r#type` is `type`.
-pub fn unraw(ident: &str) -> String {
+pub(crate) fn unraw(ident: &str) -> String {
     ident.strip_prefix("r#").unwrap_or(ident).to_string()
 }
 
@@ -171,7 +171,7 @@ fn find(tokens: TokenStream, names: &[String], found: &mut Vec<Invocation>) {
 /// `src/bin/x.rs`, `examples/x.rs`, `tests/x.rs`, `benches/x.rs`) is named after it
 /// (`main`, `bin::x`, ...), so that a package's library and binary stay apart. A
 /// `#[path]` attribute is not followed.
-pub fn file_modules(relative: &std::path::Path) -> Vec<String> {
+pub(crate) fn file_modules(relative: &std::path::Path) -> Vec<String> {
     let parts: Vec<String> = relative
         .components()
         .filter_map(|c| match c {

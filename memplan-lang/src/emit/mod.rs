@@ -28,7 +28,7 @@ use quote::quote;
 use crate::lower::Model;
 
 pub use report::report;
-pub use views::{MAX_FIELDS, MAX_STEPS};
+pub use views::MAX_STEPS;
 
 /// `::core::primitive::NAME`. Generated code names every type and trait it uses by its full
 /// path: the generated module glob-imports its parent (for the user's element types), so a

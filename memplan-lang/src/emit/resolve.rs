@@ -136,13 +136,13 @@ fn resolve_partial(model: &Model, partial: &Plan, records: &[usize]) -> Resolved
     let spill_dirty = model
         .buffers
         .iter()
-        .any(|b| b.excluded && b.buffer.placement == Placement::Anywhere);
+        .any(|b| !b.standing.planned() && b.buffer.placement == Placement::Anywhere);
     let mut clean: Vec<bool> = model
         .regions
         .iter()
-        .map(|r| !r.broken && !spill_dirty)
+        .map(|r| !r.is_broken() && !spill_dirty)
         .collect();
-    for b in model.buffers.iter().filter(|b| b.excluded) {
+    for b in model.buffers.iter().filter(|b| !b.standing.planned()) {
         if let Placement::In(r) = b.buffer.placement {
             clean[r] = false;
         }

@@ -85,7 +85,7 @@ pub(super) fn buffers(model: &Model, resolved: &Resolved, p: &TokenStream) -> To
         .buffers
         .iter()
         .zip(&resolved.buffers)
-        .filter(|(record, _)| record.emit)
+        .filter(|(record, _)| record.standing.has_type())
         .map(|(record, out)| {
             let ty = &record.type_ident;
             let battrs = &record.attrs;

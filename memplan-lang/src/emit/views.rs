@@ -222,7 +222,7 @@ fn view(
     let set: Vec<usize> = set
         .iter()
         .copied()
-        .filter(|&i| model.buffers[i].emit)
+        .filter(|&i| model.buffers[i].standing.has_type())
         .collect();
     let mut methods = Vec::new();
     let mut marks = Vec::new();
@@ -426,7 +426,7 @@ fn accessors(model: &Model, resolved: &Resolved) -> TokenStream {
     let mut traits = Vec::new();
     let mut methods = Vec::new();
     for (i, r) in model.buffers.iter().enumerate() {
-        if !r.emit {
+        if !r.standing.has_type() {
             continue;
         }
         let name = field_ident(model, i);

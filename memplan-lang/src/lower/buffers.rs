@@ -7,8 +7,8 @@ use syn::Ident;
 use syn::spanned::Spanned;
 
 use super::context::Lowering;
-use super::model::{BufferRecord, BufferSpans, Declared, ElemInfo};
-use super::values::{check_align, object_bytes, placement_of};
+use super::model::{BufferRecord, BufferSpans, Cause, Declared, ElemInfo, Standing};
+use super::values::{Reported, check_align, object_bytes, placement_of};
 use crate::diag::SpanRange;
 use crate::names;
 use crate::parse::{BufferDecl, Elem, Live};
@@ -19,7 +19,7 @@ use crate::parse::{BufferDecl, Elem, Live};
 /// which region's plan it would have been part of.
 pub(super) fn declare_broken(cx: &mut Lowering<'_>, name: Ident, placed_in: Option<Ident>) {
     let tname = names::type_name(&name.to_string(), 'B');
-    let emit = !cx.buffer_by_name.contains_key(&name.to_string())
+    let named = !cx.buffer_by_name.contains_key(&name.to_string())
         && cx.claim(&tname, name.span(), format!("buffer `{name}`"));
     cx.buffer_by_name
         .insert(name.to_string(), cx.model.buffers.len());
@@ -36,17 +36,21 @@ pub(super) fn declare_broken(cx: &mut Lowering<'_>, name: Ident, placed_in: Opti
             None => Buffer::new(name.to_string(), 0, 0, 0, 0).anywhere(),
         },
         declared: Declared::default(),
-        excluded: true,
-        emit,
+        standing: if named {
+            Standing::Broken
+        } else {
+            Standing::NameTaken
+        },
     });
 }
 
+/// A `buffer` statement. Every check reports its own error and says whether it passed:
+/// a buffer with any error in its statement is left out of the plan.
 pub(super) fn declare(cx: &mut Lowering<'_>, b: BufferDecl) {
-    let errors_before = cx.diags.len();
     let name = b.name.to_string();
     let index = cx.model.buffers.len();
     let tname = names::type_name(&name, 'B');
-    let emit = if let Some(&prev) = cx.buffer_by_name.get(&name) {
+    let named = if let Some(&prev) = cx.buffer_by_name.get(&name) {
         cx.diags.at(
             b.name.span(),
             format!("buffer `{name}` is declared twice: rename or remove one"),
@@ -61,14 +65,30 @@ pub(super) fn declare(cx: &mut Lowering<'_>, b: BufferDecl) {
         cx.buffer_by_name.insert(name.clone(), index);
         cx.claim(&tname, b.name.span(), format!("buffer `{name}`"))
     };
-    let placement = placement_of(cx, b.region.as_ref());
+    let (placement, placed) = match placement_of(cx, b.region.as_ref()) {
+        Ok(p) => (p, true),
+        Err(Reported(anywhere)) => (anywhere, false),
+    };
     let align = b.align.and_then(|(a, span)| check_align(cx, a, span));
-    let (size, size_span, elem, min_align) = size_and_element(cx, &b, align);
-    let lifetime = lifetime(cx, &name, &b);
-    if let Some((None, span)) = b.pin {
-        cx.diags
-            .at(span, "the pinned offset is more than 2^64 - 1 bytes");
-    }
+    // `check_align` gives `None` for an alignment it reported.
+    let aligned = b.align.is_none() || align.is_some();
+    let (sized, (size, size_span, elem, min_align)) = unpack(size_and_element(cx, &b, align));
+    let (lived, lifetime) = unpack(lifetime(cx, &name, &b));
+    let pinned = match b.pin {
+        Some((None, span)) => {
+            cx.diags
+                .at(span, "the pinned offset is more than 2^64 - 1 bytes");
+            false
+        }
+        _ => true,
+    };
+    let standing = if !named {
+        Standing::NameTaken
+    } else if placed && aligned && sized && lived && pinned {
+        Standing::Planned
+    } else {
+        Standing::Excluded(Cause::Statement)
+    };
     let name_span = b.name.span();
     cx.model.buffers.push(BufferRecord {
         attrs: b.attrs,
@@ -97,31 +117,40 @@ pub(super) fn declare(cx: &mut Lowering<'_>, b: BufferDecl) {
             in_place_of: b.in_place_of,
             size_given: b.size.is_some(),
         },
-        excluded: false,
-        emit,
+        standing,
     });
-    cx.model.buffers[index].excluded = cx.diags.len() > errors_before;
+}
+
+/// Whether a check passed, and its value (or the stand-in it reported).
+fn unpack<T>(checked: Result<T, Reported<T>>) -> (bool, T) {
+    match checked {
+        Ok(v) => (true, v),
+        Err(Reported(v)) => (false, v),
+    }
 }
 
 /// The buffer's bytes, where its size is written, its element type, and the floor on its
 /// alignment its element type sets (a primitive element's size; 1 otherwise): the planner
 /// aligns it to `max(align or its region's, that floor)`, in whichever region takes it.
+/// With an error (reported), the same with stand-ins.
 fn size_and_element(
     cx: &mut Lowering<'_>,
     b: &BufferDecl,
     align: Option<u64>,
-) -> (u64, SpanRange, ElemInfo, u64) {
+) -> Result<SizeAndElement, Reported<SizeAndElement>> {
     let name = b.name.to_string();
     let Some(s) = &b.size else {
+        let none = (0, b.name.span().into(), ElemInfo::Bytes, 1);
         if b.in_place_of.is_none() {
             cx.diags.at(
                 b.name.span(),
                 format!("buffer `{name}` has no size: write `N bytes`, `N KiB` or `[T; N]` after the colon"),
             );
+            return Err(Reported(none));
         }
-        return (0, b.name.span().into(), ElemInfo::Bytes, 1);
+        return Ok(none);
     };
-    let bytes = object_bytes(cx, s, &format!("buffer `{name}`"));
+    let (mut sound, bytes) = unpack(object_bytes(cx, s, &format!("buffer `{name}`")));
     let elem = match &s.elem {
         Elem::Bytes => ElemInfo::Bytes,
         Elem::Prim { ty, size, .. } => {
@@ -134,6 +163,7 @@ fn size_and_element(
                         "buffer `{name}`: `align {a}` is below the alignment of its element type `{ty}` ({size} bytes): typed access needs offsets that are multiples of {size}; give `align {size}` or more, or remove `align`"
                     ),
                 );
+                sound = false;
             }
             ElemInfo::Prim {
                 ty: ty.clone(),
@@ -147,7 +177,7 @@ fn size_and_element(
                 bytes,
                 align: a,
             },
-            // An alignment written but invalid: reported already.
+            // An alignment written but invalid: reported already (the statement's error).
             (None, Some(_)) => ElemInfo::Bytes,
             (None, None) => {
                 cx.diags.at(
@@ -157,6 +187,7 @@ fn size_and_element(
                         quote!(#ty)
                     ),
                 );
+                sound = false;
                 ElemInfo::Bytes
             }
         },
@@ -165,31 +196,40 @@ fn size_and_element(
         ElemInfo::Prim { size, .. } => *size,
         _ => 1,
     };
-    (bytes, s.span, elem, min_align)
+    let out = (bytes, s.span, elem, min_align);
+    if sound { Ok(out) } else { Err(Reported(out)) }
 }
+
+/// What [`size_and_element`] gives: bytes, where the size is written, the element type,
+/// and the floor on the alignment.
+type SizeAndElement = (u64, SpanRange, ElemInfo, u64);
 
 /// The buffer's lifetime; an empty or missing one is reported (and replaced: a missing one
 /// by step 0, an empty one by the steps from the smaller number written to the larger).
-fn lifetime(cx: &mut Lowering<'_>, name: &str, b: &BufferDecl) -> Lifetime {
+fn lifetime(
+    cx: &mut Lowering<'_>,
+    name: &str,
+    b: &BufferDecl,
+) -> Result<Lifetime, Reported<Lifetime>> {
     let Some(l) = &b.live else {
         cx.diags.at(
             b.name.span(),
             format!("buffer `{name}` has no lifetime: add `live FIRST..=LAST` (steps, inclusive)"),
         );
-        return Lifetime { first: 0, last: 0 };
+        return Err(Reported(Lifetime { first: 0, last: 0 }));
     };
     match l.last {
-        Some(last) => Lifetime {
+        Some(last) => Ok(Lifetime {
             first: l.first,
             last,
-        },
+        }),
         None => {
             empty_lifetime(cx, name, l);
             // The steps written, so that uses of the buffer there add no error.
-            Lifetime {
+            Err(Reported(Lifetime {
                 first: l.written.0,
                 last: l.written.1,
-            }
+            }))
         }
     }
 }

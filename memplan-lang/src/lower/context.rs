@@ -24,7 +24,7 @@ pub struct Env {
     /// Plan a guard after every buffer, for the runtime's `debug-canary`.
     pub canary: bool,
     /// The module path around the invocation in its crate, outermost first (file modules,
-    /// then inline ones; [`crate::source::file_modules`]): with the plan's own module, it
+    /// then inline ones): with the plan's own module, it
     /// names the plan's link sections and symbols, so that plans of one name in two
     /// modules stay apart. Empty when unknown.
     pub modules: Vec<String>,
@@ -32,7 +32,7 @@ pub struct Env {
     /// `--strategy`).
     pub strategy: Option<memplan_planner::Strategy>,
     /// The package's root folder (`CARGO_MANIFEST_DIR`), where its `memory.x` is looked
-    /// for ([`crate::memory_x::MemoryX::find`]) when a region or pool names a memory.
+    /// for (in it, then in `OUT_DIR`) when a region or pool names a memory.
     pub root: Option<PathBuf>,
 }
 

@@ -11,15 +11,18 @@ use proc_macro2::Span;
 use syn::{Ident, LitStr};
 
 use super::context::Lowering;
-use super::model::{BufferRecord, BufferSpans, Declared, ElemInfo, ModelSchedule, SourceFile};
-use super::values::placement_of;
+use super::model::{
+    BufferRecord, BufferSpans, Declared, ElemInfo, ModelSchedule, SourceFile, Standing,
+};
+use super::values::{Reported, placement_of};
 use crate::names;
 use crate::parse::FileDecl;
 
 /// Declares the buffers of `f`; with `schedule` (a `model` statement), also the model's
 /// schedule, which must be a `.tflite` model's.
 pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl, schedule: bool) {
-    let placement = placement_of(cx, f.region.as_ref());
+    // An unknown region is reported; the rows are placed anywhere.
+    let placement = placement_of(cx, f.region.as_ref()).unwrap_or_else(|Reported(p)| p);
     let shown = f.path.value();
     // What the messages call the file: a `model` statement reads a model, `buffers from`
     // a model or a plan file (told apart by content once read; by its name before).
@@ -106,7 +109,11 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl, schedule: bool) {
         cx.buffer_by_name
             .insert(b.name.clone(), cx.model.buffers.len());
         let tname = names::type_name(&b.name, 'B');
-        let emit = cx.claim(&tname, span, what);
+        let standing = if cx.claim(&tname, span, what) {
+            Standing::Planned
+        } else {
+            Standing::RowNameTaken
+        };
         let elem = element(b.element, span);
         // As for a declared `[T; N]`: the element's size, never less than the region's (of
         // whichever region takes it).
@@ -133,8 +140,7 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl, schedule: bool) {
                 size_given: true,
                 ..Declared::default()
             },
-            excluded: false,
-            emit,
+            standing,
         });
     }
 }

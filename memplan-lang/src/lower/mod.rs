@@ -9,7 +9,12 @@
 //!    (`buffer` statements), `files` (`buffers ... from` plan files);
 //! 3. the passes over the whole model (`passes`): `pad`, resolving `in place of`, leaving
 //!    out what depends on an error, element types hidden by generated names, sizes along
-//!    in-place chains, and at least one region.
+//!    in-place chains, and at least one region; each says which passes it needs before it.
+//!
+//! Each buffer's [`Standing`](model::Standing) (planned, and whether its type is emitted)
+//! is set by its statement; a pass can only leave a planned buffer out, once, with the
+//! cause. Leaving out what depends on an error runs after every pass that leaves a buffer
+//! out, so that it sees them all.
 
 pub(crate) mod banks;
 mod buffers;
@@ -28,10 +33,7 @@ use memplan_planner::Strategy;
 use quote::quote;
 
 pub use context::Env;
-pub use model::{
-    ArenaPlace, BufferRecord, BufferSpans, Declared, ElemInfo, Model, Pool, Pools, RegionRecord,
-    SourceFile,
-};
+pub use model::{ArenaPlace, BufferRecord, ElemInfo, Model, Pool, Pools, SourceFile};
 
 use context::{Lowering, Seen};
 
@@ -116,4 +118,104 @@ pub fn lower(input: Input, env: &Env, diags: &mut Diagnostics) -> Model {
         cx.model.strategy = s;
     }
     cx.model
+}
+
+#[cfg(test)]
+mod tests {
+    use super::model::{Cause, Standing};
+
+    /// Each buffer's name and standing after lowering and planning `src`.
+    fn standings(src: &str) -> Vec<(String, Standing)> {
+        let checked = crate::check(src.parse().unwrap(), &crate::Env::default());
+        let model = checked.model.expect("the module header reads");
+        model
+            .buffers
+            .iter()
+            .map(|b| (b.buffer.name.clone(), b.standing))
+            .collect()
+    }
+
+    #[test]
+    fn each_buffer_stands_for_the_first_cause_found() {
+        let got = standings(
+            "mod m {
+                region r: 64 bytes;
+                buffer a: 8 bytes in nowhere, live 0..=1;
+                buffer b: in place of a, live 1..=2;
+                buffer c: in place of b, live 2..=3;
+                buffer d: in place of zz, live 0..=0;
+                buffer e: 8 bytes in r, live 0..=0;
+                buffer e: 8 bytes in r, live 1..=1;
+                buffer f: 8 bytes in r, live 0..=0, bogus 3;
+            }",
+        );
+        let name = |n: &str| n.to_string();
+        assert_eq!(
+            got,
+            [
+                (name("a"), Standing::Excluded(Cause::Statement)),
+                (name("b"), Standing::Excluded(Cause::Source)),
+                (name("c"), Standing::Excluded(Cause::Source)),
+                (name("d"), Standing::Excluded(Cause::InPlaceOf)),
+                (name("e"), Standing::Planned),
+                (name("e"), Standing::NameTaken),
+                (name("f"), Standing::Broken),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_broken_region_leaves_out_its_buffers_and_those_without_a_region() {
+        let got = standings(
+            "mod m {
+                region r: 64 bytes;
+                region s: 64 bytes, bogus;
+                buffer a: 8 bytes in r, live 0..=0;
+                buffer b: 8 bytes in s, live 0..=0;
+                buffer c: 8 bytes, live 0..=0;
+            }",
+        );
+        let name = |n: &str| n.to_string();
+        assert_eq!(
+            got,
+            [
+                (name("a"), Standing::Planned),
+                (name("b"), Standing::Excluded(Cause::BrokenRegion)),
+                (name("c"), Standing::Excluded(Cause::BrokenRegion)),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_row_whose_name_another_row_has_is_planned_without_a_type() {
+        let dir = std::env::temp_dir().join(format!("memplan-standing-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("rows.csv"),
+            "name,mem_id,offset,size,first,last\nconv.out,0,0,64,0,1\nconv_out,0,64,64,1,2\n",
+        )
+        .unwrap();
+        let env = crate::Env {
+            base_dir: Some(dir.clone()),
+            ..crate::Env::default()
+        };
+        let src = r#"mod m { region r: 1 KiB; buffers in r from "rows.csv"; }"#;
+        let checked = crate::check(src.parse().unwrap(), &env);
+        let model = checked.model.as_ref().expect("the module header reads");
+        let got: Vec<Standing> = model.buffers.iter().map(|b| b.standing).collect();
+        assert_eq!(got, [Standing::Planned, Standing::RowNameTaken]);
+        // Both rows are in the problem; the error is the name's alone.
+        assert_eq!(model.problem().0.buffers.len(), 2);
+        let messages: Vec<&str> = checked
+            .diagnostics
+            .iter()
+            .map(|d| d.message.as_str())
+            .collect();
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert!(
+            messages[0].contains("both get the Rust name `ConvOut`"),
+            "{messages:?}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -86,7 +86,7 @@ pub struct SourceFile {
 
 impl SourceFile {
     /// The record of `contents`, named `name`.
-    pub fn of(name: &str, contents: &[u8]) -> SourceFile {
+    pub(crate) fn of(name: &str, contents: &[u8]) -> SourceFile {
         use sha2::Digest;
         let digest = sha2::Sha256::digest(contents);
         SourceFile {
@@ -115,9 +115,27 @@ pub struct RegionRecord {
     pub kind: Ident,
     /// The planner's view: name, capacity, alignment.
     pub region: Region,
-    /// The statement did not parse (the error is reported): the region is declared with
-    /// no bytes, so that statements naming it raise no further errors.
-    pub broken: bool,
+    /// Whether its statement parsed.
+    pub standing: RegionStanding,
+}
+
+/// Whether a region's statement parsed, set when it is declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegionStanding {
+    /// Its statement parsed: its capacity and alignment are the ones written (each checked
+    /// on its own).
+    Declared,
+    /// Its statement did not parse (the error is reported): the region is declared with
+    /// no bytes, so that statements naming it raise no further errors, and nothing that
+    /// depends on its capacity is planned.
+    Broken,
+}
+
+impl RegionRecord {
+    /// Its statement did not parse.
+    pub fn is_broken(&self) -> bool {
+        self.standing == RegionStanding::Broken
+    }
 }
 
 /// Where an arena (a region's or a pool's static) goes.
@@ -254,12 +272,77 @@ pub struct BufferRecord {
     pub buffer: Buffer,
     /// Declaration facts for the passes after the statements.
     pub declared: Declared,
-    /// An error was found in its declaration (or in its in-place source's): it is left out
-    /// of the plan, so that nothing reported is a consequence of an earlier error.
-    pub excluded: bool,
-    /// Its type name is free: false when another buffer or region took it (reported), so
-    /// that the fallback expansion does not declare it twice.
-    pub emit: bool,
+    /// Whether it is planned and whether its type is emitted: set when its statement is
+    /// lowered, changed after only by [`BufferRecord::exclude`].
+    pub standing: Standing,
+}
+
+/// Where a buffer stands: whether it is planned, and whether its type is emitted. The
+/// planning problem ([`Model::problem`]) takes the planned buffers; the emitter declares
+/// the types (and view fields) of those that have one. Set when the buffer's statement is
+/// lowered; a planned buffer leaves the plan at most once after, for the first cause
+/// found ([`BufferRecord::exclude`]), so that nothing reported about it is a consequence
+/// of an earlier error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Standing {
+    /// No error in it or in what it depends on: planned, its type emitted.
+    Planned,
+    /// Left out of the plan, for the cause; its type is still emitted, so that the user's
+    /// code naming it adds no error.
+    Excluded(Cause),
+    /// Its statement did not parse (the error is reported): its type is emitted, with no
+    /// bytes, and it is not planned.
+    Broken,
+    /// It is declared twice, or another buffer or region has its Rust name (reported): not
+    /// planned, and its type not emitted, so that the fallback does not declare it twice.
+    NameTaken,
+    /// A plan file's row whose Rust name another buffer or region has (reported): its type
+    /// is not emitted, but it is planned, since the row itself is sound.
+    RowNameTaken,
+}
+
+/// Why a buffer is left out of the plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cause {
+    /// An error in its own statement (reported).
+    Statement,
+    /// `pad` rounds its size up past 2^64 - 1 bytes (reported).
+    Pad,
+    /// Its `in place of` names no buffer, or itself (reported).
+    InPlaceOf,
+    /// Its region's statement did not parse or, for a buffer without `in REGION`, some
+    /// region's did (where it goes depends on every region's capacity).
+    BrokenRegion,
+    /// A buffer up its `in place of` chain is not planned.
+    Source,
+}
+
+impl Standing {
+    /// It is part of the planning problem.
+    pub fn planned(self) -> bool {
+        matches!(self, Standing::Planned | Standing::RowNameTaken)
+    }
+
+    /// Its type (and its field in the views) is emitted.
+    pub fn has_type(self) -> bool {
+        matches!(
+            self,
+            Standing::Planned | Standing::Excluded(_) | Standing::Broken
+        )
+    }
+}
+
+impl BufferRecord {
+    /// Leaves the buffer out of the plan for `cause`, if it is planned: a buffer left out
+    /// already keeps its first cause, and a buffer's type stays as it is.
+    pub fn exclude(&mut self, cause: Cause) {
+        self.standing = match self.standing {
+            Standing::Planned => Standing::Excluded(cause),
+            // Out of the plan now, and still without a type.
+            Standing::RowNameTaken => Standing::NameTaken,
+            left_out => left_out,
+        };
+    }
 }
 
 /// A buffer's element type.
@@ -341,7 +424,7 @@ impl Model {
     /// order.)
     pub fn problem(&self) -> (Problem, Vec<usize>) {
         let kept: Vec<usize> = (0..self.buffers.len())
-            .filter(|&i| !self.buffers[i].excluded)
+            .filter(|&i| self.buffers[i].standing.planned())
             .collect();
         let mut new_index = vec![usize::MAX; self.buffers.len()];
         for (n, &i) in kept.iter().enumerate() {

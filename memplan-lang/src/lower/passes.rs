@@ -1,15 +1,21 @@
 //! The passes after the statements, over the whole model, in this order: `pad`, resolving
 //! `in place of`, leaving out what depends on an error, element types hidden by generated
 //! names, sizes along in-place chains, and at least one region. Each is linear in the
-//! number of buffers.
+//! number of buffers. Each pass that needs another before it says which, and why; a
+//! buffer's standing ([`super::model::Standing`]) changes only through
+//! [`super::model::BufferRecord::exclude`], and no pass after [`exclude_consequences`]
+//! leaves a buffer out.
 
 use memplan_planner::{DEFAULT_REGION_ALIGN, Placement, align_up};
 use syn::Type;
 
 use super::context::Lowering;
-use super::model::{ElemInfo, Model};
+use super::model::{Cause, ElemInfo, Model, RegionRecord};
 
-/// `pad`: each such buffer's size rounded up to its alignment.
+/// `pad`: each such buffer's size rounded up to its alignment. Runs after the statements
+/// (it needs every region's alignment), before [`inherit_sizes`] (an in-place buffer takes
+/// its source's padded size) and [`exclude_consequences`] (a size that cannot be padded
+/// leaves the buffer out, and what is in place of it).
 pub(super) fn pad(cx: &mut Lowering<'_>) {
     for i in 0..cx.model.buffers.len() {
         if !cx.model.buffers[i].declared.pad {
@@ -37,7 +43,7 @@ pub(super) fn pad(cx: &mut Lowering<'_>) {
                     b.name, b.size
                 );
                 let record = &mut cx.model.buffers[i];
-                record.excluded = true;
+                record.exclude(Cause::Pad);
                 let span = record.spans.size;
                 cx.diags.at(span, message);
             }
@@ -45,7 +51,9 @@ pub(super) fn pad(cx: &mut Lowering<'_>) {
     }
 }
 
-/// `in place of OTHER`: OTHER's index, or an error (no such buffer, or itself).
+/// `in place of OTHER`: OTHER's index, or an error (no such buffer, or itself). Runs after
+/// the statements (OTHER may be declared after the buffer), before the passes that follow
+/// the chains it links ([`exclude_consequences`], [`inherit_sizes`]).
 pub(super) fn resolve_in_place(cx: &mut Lowering<'_>) {
     for i in 0..cx.model.buffers.len() {
         let Some(src) = cx.model.buffers[i].declared.in_place_of.clone() else {
@@ -54,14 +62,14 @@ pub(super) fn resolve_in_place(cx: &mut Lowering<'_>) {
         match cx.buffer_by_name.get(&src.to_string()) {
             Some(&s) if s != i => cx.model.buffers[i].buffer.in_place_of = Some(s),
             Some(_) => {
-                cx.model.buffers[i].excluded = true;
+                cx.model.buffers[i].exclude(Cause::InPlaceOf);
                 cx.diags.at(
                     src.span(),
                     format!("buffer `{src}` cannot be in place of itself"),
                 );
             }
             None => {
-                cx.model.buffers[i].excluded = true;
+                cx.model.buffers[i].exclude(Cause::InPlaceOf);
                 let wanted = src.to_string();
                 let hint = super::values::did_you_mean(
                     &mut cx.hints_left,
@@ -77,29 +85,40 @@ pub(super) fn resolve_in_place(cx: &mut Lowering<'_>) {
     }
 }
 
-/// A buffer in a region that did not parse, or in place of a buffer left out (directly or
-/// along its chain), is left out too: its errors would be consequences, not news.
+/// A buffer in a region that did not parse, or in place of a buffer not planned (directly
+/// or along its chain), is left out too: its errors would be consequences, not news. Runs
+/// after every pass that leaves a buffer out (the statements, [`pad`],
+/// [`resolve_in_place`], which gives the chains): it carries all of them along the chains.
 pub(super) fn exclude_consequences(model: &mut Model) {
     // A spilled buffer's region depends on every region's capacity: with a region that did
     // not parse (no capacity), where it goes would be a consequence too.
-    let any_broken = model.regions.iter().any(|r| r.broken);
+    let any_broken = model.regions.iter().any(RegionRecord::is_broken);
     for record in &mut model.buffers {
-        match record.buffer.placement {
-            Placement::In(r) if model.regions[r].broken => record.excluded = true,
-            Placement::Anywhere if any_broken => record.excluded = true,
-            _ => {}
+        let broken = match record.buffer.placement {
+            Placement::In(r) => model.regions[r].is_broken(),
+            Placement::Anywhere => any_broken,
+        };
+        if broken {
+            record.exclude(Cause::BrokenRegion);
         }
     }
     let parent: Vec<Option<usize>> = model.buffers.iter().map(|r| r.buffer.in_place_of).collect();
-    let own: Vec<bool> = model.buffers.iter().map(|r| r.excluded).collect();
+    let own: Vec<bool> = model
+        .buffers
+        .iter()
+        .map(|r| !r.standing.planned())
+        .collect();
     let along = along_chains(&parent, &own, |a, b| a || b, false);
-    for (record, excluded) in model.buffers.iter_mut().zip(along) {
-        record.excluded = excluded;
+    for (record, left_out) in model.buffers.iter_mut().zip(along) {
+        if left_out {
+            record.exclude(Cause::Source);
+        }
     }
 }
 
 /// A user element type written as a bare name would resolve, inside the generated module,
-/// to a generated type of the same name: say so rather than fail obscurely.
+/// to a generated type of the same name: say so rather than fail obscurely. Runs after the
+/// statements, when every generated name is claimed.
 pub(super) fn check_element_names(cx: &mut Lowering<'_>) {
     for i in 0..cx.model.buffers.len() {
         let ElemInfo::User { ty, .. } = &cx.model.buffers[i].elem else {
@@ -132,7 +151,8 @@ pub(super) fn check_element_names(cx: &mut Lowering<'_>) {
 
 /// An in-place buffer without a size takes its source's, following the chain to the first
 /// buffer that has one, whatever the declaration order. (The planner decides the region:
-/// the one any member of the chain names.)
+/// the one any member of the chain names.) Runs after [`resolve_in_place`] (the chains)
+/// and [`pad`] (the sizes taken are padded).
 pub(super) fn inherit_sizes(model: &mut Model) {
     let parent: Vec<Option<usize>> = model
         .buffers

@@ -6,7 +6,7 @@ use proc_macro2::Span;
 use syn::{Ident, LitStr};
 
 use super::context::Lowering;
-use super::model::{ArenaPlace, RegionRecord};
+use super::model::{ArenaPlace, RegionRecord, RegionStanding};
 use super::values::{check_align, size_bytes};
 use crate::names;
 use crate::parse::{RegionDecl, Stmt};
@@ -49,7 +49,7 @@ fn declare_broken(cx: &mut Lowering<'_>, name: &Ident) {
                 capacity: 0,
                 align: DEFAULT_REGION_ALIGN,
             },
-            broken: true,
+            standing: RegionStanding::Broken,
         },
     );
 }
@@ -108,7 +108,7 @@ fn declare(cx: &mut Lowering<'_>, r: &RegionDecl) {
                 capacity,
                 align,
             },
-            broken: false,
+            standing: RegionStanding::Declared,
         },
     );
 }

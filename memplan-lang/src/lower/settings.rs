@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 
 use super::context::Lowering;
 use super::model::{Pool, TempRequest};
-use super::values::{check_align, object_bytes};
+use super::values::{Reported, check_align, object_bytes};
 use crate::parse::{PoolDecl, StrategyDecl, TempRequestDecl};
 
 pub(super) fn krate(cx: &mut Lowering<'_>, path: syn::Path) {
@@ -55,7 +55,8 @@ pub(super) fn pool(cx: &mut Lowering<'_>, p: PoolDecl) {
     }
     cx.seen.pools[k] = true;
     let bytes = match &p.size {
-        Ok(size) => object_bytes(cx, size, &format!("the `{}` pool", p.which)),
+        Ok(size) => object_bytes(cx, size, &format!("the `{}` pool", p.which))
+            .unwrap_or_else(|Reported(b)| b),
         Err(per) if k == 2 => {
             cx.model.pools.temp_per_step = Some(*per);
             0
@@ -90,7 +91,7 @@ pub(super) fn pool(cx: &mut Lowering<'_>, p: PoolDecl) {
 
 /// `temp at STEPS: SIZE;`: recorded, checked against the pool by [`temp_requests`].
 pub(super) fn temp_request(cx: &mut Lowering<'_>, r: TempRequestDecl) {
-    let bytes = object_bytes(cx, &r.size, "a `temp at` request");
+    let bytes = object_bytes(cx, &r.size, "a `temp at` request").unwrap_or_else(|Reported(b)| b);
     cx.model.pools.temp_requests.push(TempRequest {
         first: r.first,
         last: r.last,

@@ -7,6 +7,10 @@ use syn::Ident;
 use super::context::Lowering;
 use crate::parse::Size;
 
+/// A check that failed, with the error reported: the stand-in value used instead, chosen
+/// so that later checks add no error of their own about it.
+pub(super) struct Reported<T>(pub(super) T);
+
 /// The bytes of a size, reporting overflow (`u64::MAX` stands in so checks downstream fail).
 pub(super) fn size_bytes(cx: &mut Lowering<'_>, size: &Size, what: &str) -> u64 {
     match size.bytes {
@@ -29,9 +33,13 @@ pub(super) const MAX_OBJECT: u64 = i64::MAX as u64;
 
 /// The bytes of `size` of `what` (a buffer, a pool: an object), reporting a size that does
 /// not fit 64 bits ([`size_bytes`]) or is above [`MAX_OBJECT`], once.
-pub(super) fn object_bytes(cx: &mut Lowering<'_>, size: &Size, what: &str) -> u64 {
+pub(super) fn object_bytes(
+    cx: &mut Lowering<'_>,
+    size: &Size,
+    what: &str,
+) -> Result<u64, Reported<u64>> {
     let Some(bytes) = size.bytes else {
-        return size_bytes(cx, size, what);
+        return Err(Reported(size_bytes(cx, size, what)));
     };
     if bytes > MAX_OBJECT {
         cx.diags.at(
@@ -40,8 +48,9 @@ pub(super) fn object_bytes(cx: &mut Lowering<'_>, size: &Size, what: &str) -> u6
                 "{what} is {bytes} bytes, more than the largest object Rust allows ({MAX_OBJECT} bytes, `isize::MAX`)"
             ),
         );
+        return Err(Reported(bytes));
     }
-    bytes
+    Ok(bytes)
 }
 
 /// An alignment: a power of two up to [`MAX_ALIGN`]; anything else is reported and then
@@ -63,13 +72,16 @@ pub(super) fn check_align(cx: &mut Lowering<'_>, a: u64, span: Span) -> Option<u
 }
 
 /// Where `in REGION` puts a buffer: the region, or, without `in`, anywhere. An unknown
-/// name is reported (with the closest known one) and the buffer placed anywhere.
-pub(super) fn placement_of(cx: &mut Lowering<'_>, region: Option<&Ident>) -> Placement {
+/// name is reported (with the closest known one), anywhere standing in.
+pub(super) fn placement_of(
+    cx: &mut Lowering<'_>,
+    region: Option<&Ident>,
+) -> Result<Placement, Reported<Placement>> {
     let Some(id) = region else {
-        return Placement::Anywhere;
+        return Ok(Placement::Anywhere);
     };
     if let Some(&r) = cx.region_by_name.get(&id.to_string()) {
-        return Placement::In(r);
+        return Ok(Placement::In(r));
     }
     let regions = &cx.model.regions;
     let list = if regions.is_empty() {
@@ -87,7 +99,7 @@ pub(super) fn placement_of(cx: &mut Lowering<'_>, region: Option<&Ident>) -> Pla
         id.span(),
         format!("unknown region `{id}`{hint}; the regions are: {list}"),
     );
-    Placement::Anywhere
+    Err(Reported(Placement::Anywhere))
 }
 
 /// ` (did you mean `x`?)` for the first of `known` within two edits of `wanted`, or

@@ -140,8 +140,6 @@ pub struct TempRequestDecl {
     pub first: u32,
     /// The last step.
     pub last: u32,
-    /// Where the steps are written.
-    pub steps: Span,
     /// The bytes those steps take from the pool (at each of them), padding included.
     pub size: Size,
 }

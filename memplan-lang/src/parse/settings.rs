@@ -39,11 +39,10 @@ pub(super) fn parse_pool(input: ParseStream, which: Ident) -> syn::Result<PoolDe
 /// The rest of `temp at FIRST[..=LAST]: SIZE`, after `at`.
 pub(super) fn parse_temp_request(input: ParseStream) -> syn::Result<TempRequestDecl> {
     let first: LitInt = input.parse()?;
-    let (mut steps, first_step) = (first.span(), step_number(&first)?);
+    let first_step = step_number(&first)?;
     let last_step = if input.peek(Token![..=]) {
         input.parse::<Token![..=]>()?;
         let last: LitInt = input.parse()?;
-        steps = steps.join(last.span()).unwrap_or(steps);
         let l = step_number(&last)?;
         if l < first_step {
             return Err(syn::Error::new(
@@ -60,7 +59,6 @@ pub(super) fn parse_temp_request(input: ParseStream) -> syn::Result<TempRequestD
     Ok(TempRequestDecl {
         first: first_step,
         last: last_step,
-        steps,
         size,
     })
 }

@@ -2,7 +2,7 @@
 //! includes this file), and the regression test runs over every input the fuzzer once
 //! crashed on (`tests/fuzz_regressions.rs`).
 
-use memplan_lang::{Env, check, emit};
+use memplan_lang::{Env, check};
 
 /// On arbitrary text, the front end never panics, overflows the stack or blows up: it
 /// gives a plan that the validator accepts, or errors. The text is the body of a
@@ -16,15 +16,14 @@ pub fn front_end_holds(data: &[u8]) {
         return;
     };
     let checked = check(tokens, &Env::default());
-    if let (Some(model), Some(plan)) = (&checked.model, &checked.plan) {
-        assert!(checked.diagnostics.is_empty());
-        let (problem, _) = model.problem();
+    if let Some(plan) = checked.plan() {
+        assert!(checked.diagnostics().is_empty());
+        let problem = checked
+            .problem()
+            .expect("a planned invocation has a problem");
         memplan_planner::validate(&problem, plan).expect("every plan the front end gives is valid");
-        let _ = emit::emit(model, Some(plan), None);
     } else {
-        assert!(checked.plan.is_none());
-        if let Some(model) = &checked.model {
-            let _ = emit::emit(model, None, checked.partial.as_ref());
-        }
+        assert!(!checked.diagnostics().is_empty(), "no plan and no error");
     }
+    let _ = checked.expansion();
 }

@@ -38,9 +38,9 @@
 # the one TFLM's schema_generated.h asserts is refused here, naming both versions.
 #
 # MEMPLAN_TFLM_HOST_DIR (default target/tflm-host) holds the extracted sources (src/), the
-# objects (obj/, rebuilt only when a source is newer), the library and `tflm_run`, and
-# PROVENANCE (each tree, its commit, and where it came from). JOBS (default 2) compile at
-# once.
+# objects (obj/, rebuilt when a source, the flags or a tree's commit change), the library,
+# `tflm_run`, and PROVENANCE (each tree, its commit, and where it came from). JOBS (default
+# 2) compile at once.
 #
 # Exit status: 0 built; 2 when a source tree is neither given nor extractable (the message
 # starts with "tflm-host: sources not found"); 1 on any other failure.
@@ -55,6 +55,7 @@ die() { echo "tflm-host: $*" >&2; exit 1; }
 missing() { echo "tflm-host: sources not found: $*" >&2; exit 2; }
 
 mkdir -p "$out/src" || die "cannot create $out"
+out=$(cd "$out" && pwd)
 provenance=()
 
 # extract NAME MIRROR_REPO REV: the tree at REV of bare git directory MIRROR_REPO into
@@ -175,12 +176,15 @@ command -v "$cxx" >/dev/null || {
 } || die "no C++ compiler ($cxx) and g++ does not install"
 
 # A makefile of our own over TFLM's files: one object per source, built in parallel,
-# rebuilt when its source or the flags change (the flags file is rewritten only then).
+# rebuilt when its source, the flags or a tree's commit change (the flags file is rewritten
+# only then; headers are not tracked).
 obj="$out/obj"
 mkdir -p "$obj"
 mk="$out/objects.mk"
 flags="$out/flags"
-{ echo "$cxx"; printf '%q\n' "${common[@]}"; } >"$flags.new"
+# The trees' commits are part of it: git archive gives files their commit's date, so a tree
+# extracted at another commit can be older than the objects built from the last one.
+{ echo "$cxx"; printf '%q\n' "${common[@]}"; printf '%s\n' "${provenance[@]}"; } >"$flags.new"
 cmp -s "$flags.new" "$flags" && rm "$flags.new" || mv "$flags.new" "$flags"
 {
   echo "CXX := $cxx"

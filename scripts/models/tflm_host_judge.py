@@ -1,0 +1,302 @@
+"""TFLM built for the host from its own sources judges a written person_detect .tflite.
+
+    python tflm_host_judge.py ORIGINAL.tflite WRITTEN.tflite [--tflm-run PATH] [--arena-size BYTES]
+    python tflm_host_judge.py --self-test MODEL.tflite [MODEL.tflite ...] [--tflm-run PATH]
+
+The runtime is `tflm_run` (tflm_host/tflm_run.cc linked against TFLM's MicroInterpreter,
+compiled by tflm_host/build.sh from the tflite-micro sources; default
+target/tflm-host/tflm_run), not the `tflite-micro` wheel that tflm_judge.py runs. It runs
+each model on TFLM's two person-detection test images (model_inputs.tflm_image: the int8
+bytes person_detection_test.cc copies into the input), on one interpreter, in the order
+the test runs them (person, then no_person), with the operators that test registers.
+
+It requires:
+- every output byte identical, on both images, between the original and the written model;
+- TFLM's head (RecordingMicroAllocator's non-persistent bytes, where the planned tensors
+  live) equal to the written offline plan's extent (max offset + size, sizes rounded to 16
+  as TFLM rounds them): TFLM puts every tensor that has an offline offset at that offset
+  (GreedyMemoryPlanner: "Offline planned offset are to be considered constant") and sizes
+  the head to the largest offset + size; with every planned tensor offline and no kernel
+  scratch buffer, the head is exactly the plan's extent;
+- for the committed person_detect.tflite (same bytes), the original's outputs equal the
+  reference in examples/data/tflite/person_detect_expected.txt (LiteRT's reference kernels,
+  and the tflite-micro wheel).
+
+It prints, per model: the scores, the output bytes, arena_used_bytes(), head, tail, total.
+The TFLM helpers this script uses to read and write a model's offline plan
+(tflite_plan.py) read flatbuffers with the wheel's generated schema module; nothing of the
+wheel runs a model here.
+
+Exit status: 0 when the written model passes; 1 on any difference, or when tflm_run
+refuses the written model but runs the original; 3 when it refuses the original too.
+
+`--self-test MODEL...` checks the judge itself on each MODEL (one tflm_run cannot run, for
+want of its operators, is skipped and says so): an exact copy must pass (no offline plan: the
+head is TFLM's own greedy plan); a copy with an offline plan of our own that gives every
+planned tensor its own bytes must pass with TFLM's head equal to that larger extent (TFLM
+took it); a copy whose plan moves one tensor onto another live at the same operator must
+fail (outputs changed, or the model refused).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import model_inputs  # noqa: E402
+import tflite_plan  # noqa: E402
+
+REPO = model_inputs.REPO
+DEFAULT_RUN = REPO / "target/tflm-host/tflm_run"
+DEFAULT_ARENA = 1 << 20
+PERSON_DETECT = REPO / "examples/data/tflite/person_detect.tflite"
+EXPECTED = REPO / "examples/data/tflite/person_detect_expected.txt"
+IMAGES = ("person", "no_person")  # the order person_detection_test.cc runs them
+
+
+class Refused(Exception):
+    pass
+
+
+def run(tflm_run: Path, model: Path, arena_size: int, inputs: dict[str, Path]) -> dict:
+    """tflm_run on `model`: {'outputs': {image: [hex per output]}, 'scores': {image: (p, n)},
+    'arena_used_bytes', 'head', 'tail', 'total', 'plan': [(size, offset, first, last) per
+    buffer TFLM's planner placed, in its order]}."""
+    args = [str(tflm_run), str(model), str(arena_size)] + [f"{k}={v}" for k, v in inputs.items()]
+    p = subprocess.run(args, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise Refused(f"tflm_run exit {p.returncode}: {(p.stderr or p.stdout).strip()[-600:]!r}")
+    r = {"outputs": {k: [] for k in inputs}, "scores": {}, "plan": []}
+    # GreedyMemoryPlanner::PrintMemoryPlan (TF_LITE_SHOW_MEMORY_USE), buffer by buffer.
+    for m in re.finditer(
+        r"^. \(id=(\d+)\): size=(\d+), offset=(\d+), first_used=(-?\d+) last_used=(-?\d+)$",
+        p.stderr,
+        re.M,
+    ):
+        if int(m[1]) != len(r["plan"]):
+            raise Refused(f"TFLM's plan dump is out of order at buffer {m[1]}")
+        r["plan"].append(tuple(int(x) for x in m.groups()[1:]))
+    for line in p.stdout.splitlines():
+        if m := re.fullmatch(r"input (\S+) output (\d+) (\S+) \[([\d,]*)\] hex ([0-9a-f]*)", line):
+            r["outputs"][m[1]].append(f"{m[3]}[{m[4]}] {m[5]}")
+        elif m := re.fullmatch(r"input (\S+) scores person (-?\d+) no_person (-?\d+)", line):
+            r["scores"][m[1]] = (int(m[2]), int(m[3]))
+        elif m := re.fullmatch(r"arena_used_bytes (\d+)", line):
+            r["arena_used_bytes"] = int(m[1])
+        elif m := re.fullmatch(r"head (\d+) tail (\d+) total (\d+)", line):
+            r["head"], r["tail"], r["total"] = int(m[1]), int(m[2]), int(m[3])
+    for k in ("arena_used_bytes", "head"):
+        if k not in r:
+            raise Refused(f"tflm_run printed no {k}: {p.stdout[-400:]!r}")
+    return r
+
+
+def expected_bytes() -> dict[str, dict[str, str]]:
+    """person_detect_expected.txt: {image: {runtime: output hex}}."""
+    out: dict[str, dict[str, str]] = {}
+    image = None
+    for line in EXPECTED.read_text().splitlines():
+        if m := re.match(r"image (\S+):", line):
+            image = m[1]
+            out[image] = {}
+        elif image and (m := re.match(r"  (.+): output bytes ([0-9a-f]+) ", line)):
+            out[image][m[1]] = m[2]
+    return out
+
+
+def placed_as_planned(data: bytes, tflm_plan: list) -> tuple[bool, str]:
+    """Whether TFLM's planner put every tensor it plans at the offset the model's offline
+    plan gives it, with the size TFLM plans (bytes rounded up to 16). TFLM adds the buffers
+    in allocation-info order: the tensors it plans, subgraph by subgraph in tensor order
+    (CreatePlan, micro_allocator.cc), then kernel scratch buffers (planned online)."""
+    plan = tflite_plan.read_offline_plan(data)
+    model = tflite_plan.load(data)
+    planned = tflite_plan.planned_tensors(model)
+    if len(tflm_plan) < len(planned):
+        return False, f"TFLM planned {len(tflm_plan)} buffers, the model has {len(planned)} tensors to plan"
+    wrong = []
+    for i, (g, si, ti) in enumerate(planned):
+        size = tflite_plan.align_up(tflite_plan.tensor_bytes(model.subgraphs[si].tensors[ti]))
+        if tflm_plan[i][:2] != (size, plan.offsets[g]):
+            wrong.append(f"tensor {g}: TFLM size {tflm_plan[i][0]} offset {tflm_plan[i][1]}, "
+                         f"the plan's {size} at {plan.offsets[g]}")
+    scratch = len(tflm_plan) - len(planned)
+    if wrong:
+        return False, f"{len(wrong)} tensors NOT where the offline plan puts them: " + "; ".join(wrong[:4])
+    return True, (f"TFLM's planner put all {len(planned)} planned tensors at the plan's offsets, "
+                  f"with the plan's sizes; {scratch} scratch buffers")
+
+
+def describe(label: str, path: str, data: bytes, r: dict) -> str:
+    extent = tflite_plan.plan_extent(data)
+    scores = ", ".join(f"{k}: person {p} no_person {n}" for k, (p, n) in r["scores"].items())
+    return (
+        f"  {label} {path}: head={r['head']} tail={r['tail']} total={r['total']} "
+        f"arena_used_bytes={r['arena_used_bytes']}; offline plan extent: "
+        f"{'none' if extent is None else extent}; {scores}"
+    )
+
+
+def judge(tflm_run: Path, orig_path: str, written_path: str, arena_size: int, quiet=False) -> int:
+    say = (lambda *a: None) if quiet else print
+    orig, written = Path(orig_path).read_bytes(), Path(written_path).read_bytes()
+    say(f"tflm-host: {orig_path} vs {written_path}")
+    with tempfile.TemporaryDirectory() as tmp:
+        inputs = {}
+        for name in IMAGES:
+            inputs[name] = Path(tmp, f"{name}.bin")
+            inputs[name].write_bytes(model_inputs.tflm_image(name).tobytes())
+        try:
+            a = run(tflm_run, Path(orig_path), arena_size, inputs)
+        except Refused as e:
+            say(f"  NOT JUDGED: TFLM refuses the original: {e}")
+            return 3
+        try:
+            b = run(tflm_run, Path(written_path), arena_size, inputs)
+        except Refused as e:
+            say(f"  FAIL: TFLM runs the original but refuses the written model: {e}")
+            return 1
+    say(describe("original", orig_path, orig, a))
+    say(describe("written ", written_path, written, b))
+    ok = True
+    for name in IMAGES:
+        # An image that printed no output is no agreement.
+        same = bool(a["outputs"][name]) and a["outputs"][name] == b["outputs"][name]
+        say(
+            f"  image {name}: outputs {'identical' if same else 'DIFFER'}: original "
+            f"{a['outputs'][name]}, written {b['outputs'][name]}"
+        )
+        ok &= same
+    if orig == PERSON_DETECT.read_bytes():
+        ref = expected_bytes()
+        for name in IMAGES:
+            got = a["outputs"][name][0].split()[-1]
+            want = {k: v for k, v in ref[name].items() if k in ("litert BUILTIN_REF", "tflm")}
+            agree = all(v == got for v in want.values()) and len(want) == 2
+            say(
+                f"  image {name}: original {got} vs {EXPECTED.name} "
+                + ", ".join(f"{k} {v}" for k, v in want.items())
+                + (": identical" if agree else ": DIFFER")
+            )
+            ok &= agree
+    extent = tflite_plan.plan_extent(written)
+    if extent is None:
+        say("  written model has no offline plan: TFLM planned it itself")
+    else:
+        took = b["head"] == extent
+        say(
+            f"  written plan: TFLM head {b['head']} vs plan extent {extent}: "
+            + ("equal" if took else "NOT EQUAL")
+        )
+        ok &= took
+        placed = placed_as_planned(written, b["plan"])
+        say(f"  written plan: {placed[1]}")
+        ok &= placed[0]
+        if placed[0] and tflite_plan.read_offline_plan(orig) is None:
+            # Where the written plan and TFLM's own plan of the original disagree, TFLM
+            # followed the written one; where they agree, this run alone cannot tell.
+            planned = tflite_plan.planned_tensors(tflite_plan.load(written))
+            n = len(planned)
+            moved = [
+                f"tensor {g}: {b['plan'][i][1]}, TFLM's own {a['plan'][i][1]}"
+                for i, (g, _, _) in enumerate(planned)
+                if b["plan"][i][1] != a["plan"][i][1]
+            ]
+            say(
+                f"  written plan against TFLM's own plan of the original: {len(moved)} of {n} "
+                "planned tensors at other offsets"
+                + (f" ({'; '.join(moved[:8])}): there TFLM followed the written plan" if moved else
+                   ": the same plan, offset for offset; that TFLM takes an offline plan is "
+                   "shown by --self-test")
+            )
+    say("  RESULT: " + ("ok" if ok else "MISMATCH"))
+    return 0 if ok else 1
+
+
+def self_test(tflm_run: Path, path: str, arena_size: int) -> int:
+    failures = 0
+    data = Path(path).read_bytes()
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp, "copy.tflite")
+        copy.write_bytes(data)
+        print(f"self-test {path}: exact copy must pass")
+        rc = judge(tflm_run, path, str(copy), arena_size)
+        if rc == 3:
+            print(f"self-test {path}: tflm_run cannot run this model; nothing more to test")
+            return 0
+        if rc != 0:
+            print(f"self-test FAILURE: the exact copy gives {rc}")
+            return 1
+
+        inputs = {}
+        for name in IMAGES:
+            inputs[name] = Path(tmp, f"{name}.bin")
+            inputs[name].write_bytes(model_inputs.tflm_image(name).tobytes())
+        own = run(tflm_run, Path(path), arena_size, inputs)
+
+        offsets = tflite_plan.naive_offsets(data)
+        naive = Path(tmp, "naive_plan.tflite")
+        naive.write_bytes(tflite_plan.with_offline_plan(data, offsets))
+        extent = tflite_plan.plan_extent(naive.read_bytes())
+        print(f"self-test {path}: our own offline plan (every tensor its own bytes, extent "
+              f"{extent}) must pass with TFLM's head = {extent}, not its own {own['head']}")
+        failures += judge(tflm_run, path, str(naive), arena_size) != 0
+        # The offset comparison must be able to fail: TFLM's own greedy offsets (the model
+        # without a plan) are not the spread plan's.
+        held, why = placed_as_planned(naive.read_bytes(), own["plan"])
+        print(f"  TFLM's own offsets against the spread plan: {why}")
+        if held:
+            print("self-test FAILURE: the offset comparison accepts offsets TFLM chose itself")
+            failures += 1
+        if extent <= own["head"]:
+            print(f"self-test FAILURE: the spread plan's extent {extent} is not above TFLM's "
+                  f"own head {own['head']}: it shows nothing")
+            failures += 1
+
+        print(f"self-test {path}: a plan with two tensors live at one operator on the same "
+              "bytes must change the outputs or be refused")
+        for broken, desc in tflite_plan.overlap_candidates(data, offsets):
+            bad = Path(tmp, "overlap.tflite")
+            bad.write_bytes(tflite_plan.with_offline_plan(data, broken))
+            try:
+                r = run(tflm_run, bad, arena_size, inputs)
+            except Refused as e:
+                print(f"  {desc}: refused ({e})")
+                break
+            if r["outputs"] != own["outputs"]:
+                print(f"  {desc}: outputs change: {own['outputs']} -> {r['outputs']}")
+                failures += judge(tflm_run, path, str(bad), arena_size) != 1
+                break
+            print(f"  {desc}: outputs unchanged (harmless here), next")
+        else:
+            print("self-test FAILURE: no overlapping plan changed an output")
+            failures += 1
+    print(f"self-test: {'ok' if failures == 0 else f'{failures} FAILURE(S)'}")
+    return 0 if failures == 0 else 1
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("models", nargs="+")
+    p.add_argument("--tflm-run", type=Path, default=DEFAULT_RUN)
+    p.add_argument("--arena-size", type=int, default=DEFAULT_ARENA)
+    p.add_argument("--self-test", action="store_true")
+    a = p.parse_args()
+    if not a.tflm_run.is_file():
+        p.error(f"no {a.tflm_run}: build it with scripts/models/tflm_host/build.sh")
+    if a.self_test:
+        failures = sum(self_test(a.tflm_run, m, a.arena_size) for m in a.models)
+        print(f"self-test of every model: {'ok' if failures == 0 else f'{failures} FAILED'}")
+        return 0 if failures == 0 else 1
+    if len(a.models) != 2:
+        p.error("give ORIGINAL.tflite WRITTEN.tflite")
+    return judge(a.tflm_run, a.models[0], a.models[1], a.arena_size)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -113,8 +113,10 @@
 //! the sections (`floors`), where an item that moves touches `O(log S)` nodes instead of
 //! every section of its lifetime, and a section's floor is re-checked only when a node
 //! above it loses the last item at its lowest offset. Plus `O(n log n)` when it splits.
-//! Per node, on the MiniMalloc instances: about 1-2 µs (170 to 374 items) and 6 µs (J, 409
-//! items, long lifetimes) in a release build; the memplan-bench README has the figures.
+//! Per node, on the MiniMalloc instances, in a release build (less `best_of`'s time): about
+//! 1.5-2.2 µs on B, E, F and G and 2.7-3.4 µs on C and I (170 to 374 items; the shorter
+//! searches also pay their set-up), 3.9-4.2 µs on J (409 items, long lifetimes); the
+//! memplan-bench README has the figures.
 //! Memory: `O(n log S + P)` plus up to about 48 bytes per remembered failed state.
 //!
 //! # Layout of the code

@@ -95,6 +95,8 @@ pub(super) struct Search {
     /// Where each local sits in the list of the innermost part being searched that holds
     /// it (`stack.part_items`).
     pos: Vec<usize>,
+    /// Room for the section boundaries a node may split at ([`Search::child`]).
+    cuts: Vec<u32>,
 }
 
 impl Search {
@@ -116,6 +118,7 @@ impl Search {
             last_key: 0,
             scratch: Vec::new(),
             pos: Vec::new(),
+            cuts: Vec::new(),
         }
     }
 
@@ -157,32 +160,34 @@ impl Search {
         if dead || most > cap {
             return Some((start, start));
         }
-        let mut min_height = u64::MAX;
-        for &u in self.unplaced(&part) {
-            let u = u as usize;
-            min_height = min_height.min(self.st.min_off[u].saturating_add(self.loc.size[u]));
-        }
-        let limit = (cap - most).min(min_height - 1);
-        self.push_candidates(&part, (o, pre), limit, start);
+        self.push_candidates(&part, (o, pre), cap - most, start);
         Some((start, self.stack.cands.len()))
     }
 
-    /// Pushes the unplaced items of `part` that may go next after `(o, pre)`, at most at
-    /// `limit`, in order of offset then rank, onto the candidates from `start`.
+    /// Pushes the unplaced items of `part` that may go next after `(o, pre)`, in order of
+    /// offset then rank, onto the candidates from `start`: those at most at `limit` and
+    /// below the lowest top of the part's unplaced items (dominance), in one pass over
+    /// them.
     fn push_candidates(&mut self, part: &Part, (o, pre): (u64, u32), limit: u64, start: usize) {
         let mut next = std::mem::take(&mut self.scratch);
         next.clear();
+        let mut min_height = u64::MAX;
         for &u in self.unplaced(part) {
             let u = u as usize;
-            let (m, rank) = (self.st.min_off[u], self.order.rank[u]);
+            let m = self.st.min_off[u];
+            min_height = min_height.min(m.saturating_add(self.loc.size[u]));
+            if m > limit {
+                continue;
+            }
+            let rank = self.order.rank[u];
             let twin = self.order.twin_prev[u];
-            if m <= limit
-                && (m, rank) >= (o, pre)
-                && (twin == u32::MAX || self.st.off[twin as usize] != UNPLACED)
+            if (m, rank) >= (o, pre) && (twin == u32::MAX || self.st.off[twin as usize] != UNPLACED)
             {
                 next.push((m, rank, u as u32));
             }
         }
+        // Dominance: no item goes at or above the top of another's lowest position.
+        next.retain(|&(m, _, _)| m < min_height);
         // Ranks differ, so the order is total.
         next.sort_unstable();
         debug_assert_eq!(self.stack.cands.len(), start);
@@ -228,7 +233,6 @@ impl Search {
     fn first_candidates(&mut self, p: usize, cap: u64) -> Option<(usize, usize)> {
         let part = self.stack.parts[p];
         let start = self.stack.cands.len();
-        let mut min_height = u64::MAX;
         let mut dead = false;
         let mut sum = 0u128;
         for &u in self.unplaced(&part) {
@@ -239,7 +243,6 @@ impl Search {
                 dead = true;
                 break;
             }
-            min_height = min_height.min(h);
         }
         if part.len == 0 {
             return None;
@@ -252,11 +255,10 @@ impl Search {
         }
         // Every later item goes at or above the next one's offset `x`, so each section
         // needs `x` plus its unplaced bytes to fit: `x <= cap - (most bytes unplaced in a
-        // section)`. With dominance, `x < min_height`.
+        // section)`. With dominance, `x` is below every unplaced item's lowest top.
         let most = self.most_unplaced(&part);
         if !dead && most <= cap {
-            let limit = (cap - most).min(min_height - 1);
-            self.push_candidates(&part, (0, 0), limit, start);
+            self.push_candidates(&part, (0, 0), cap - most, start);
         }
         Some((start, self.stack.cands.len()))
     }
@@ -455,15 +457,20 @@ impl Search {
         let (blo, bhi) = self.loc.span[b];
         let lo = blo.max(part.lo);
         let hi = bhi.min(part.hi);
-        let mut cuts: Vec<u32> = Vec::new();
+        let mut cuts = std::mem::take(&mut self.cuts);
+        cuts.clear();
         for k in lo..hi.saturating_sub(1) {
             if self.st.cut[k as usize] == 0 && k + 1 < part.hi && k >= part.lo {
                 cuts.push(k + 1);
             }
         }
-        if !cuts.is_empty()
-            && let Some(split) = self.split(part, pi, &cuts)
-        {
+        let split = if cuts.is_empty() {
+            None
+        } else {
+            self.split(part, pi, &cuts)
+        };
+        self.cuts = cuts;
+        if let Some(split) = split {
             return split;
         }
         let cands = self.candidates(pi, (x, pre), cap, false)?;

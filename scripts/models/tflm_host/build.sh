@@ -76,13 +76,21 @@ extract() {
 # finish NAME: marks an extraction complete (after any patch), so a failed one is redone.
 finish() { [ ! -f "$out/src/$1.commit.new" ] || mv "$out/src/$1.commit.new" "$out/src/$1.commit"; }
 
-if [ -n "${TFLM_DIR:-}" ]; then
-  provenance+=("tflite-micro $TFLM_DIR (given)")
-else
-  TFLM_DIR=$(extract tflm tensorflow+tflite-micro "$tflm_commit") || exit $?
-  finish tflm
-  provenance+=("tflite-micro $(cat "$out/src/tflm.commit") from $mirrors/tensorflow+tflite-micro/repo")
-fi
+# tree VAR NAME LABEL MIRROR_REPO REV: VAR as given, or else set to the unpatched tree at
+# REV of MIRROR_REPO (extracted), with the tree's provenance recorded either way.
+tree() {
+  local var=$1 name=$2 label=$3 mirror=$4 rev=$5 dir
+  if [ -n "${!var:-}" ]; then
+    provenance+=("$label ${!var} (given)")
+    return
+  fi
+  dir=$(extract "$name" "$mirror" "$rev") || exit $?
+  finish "$name"
+  printf -v "$var" '%s' "$dir"
+  provenance+=("$label $(cat "$out/src/$name.commit") from $mirrors/$mirror/repo")
+}
+
+tree TFLM_DIR tflm tflite-micro tensorflow+tflite-micro "$tflm_commit"
 [ -f "$TFLM_DIR/tensorflow/lite/micro/micro_interpreter.cc" ] || die "$TFLM_DIR is not a tflite-micro tree"
 make_dir="$TFLM_DIR/tensorflow/lite/micro/tools/make"
 
@@ -104,20 +112,8 @@ else
   finish flatbuffers
   provenance+=("flatbuffers $fb_tag = $(cat "$out/src/flatbuffers.commit") from $mirrors/google+flatbuffers/repo, with TFLM's flatbuffers.patch")
 fi
-if [ -n "${GEMMLOWP_DIR:-}" ]; then
-  provenance+=("gemmlowp $GEMMLOWP_DIR (given)")
-else
-  GEMMLOWP_DIR=$(extract gemmlowp google+gemmlowp "$gemmlowp_rev") || exit $?
-  finish gemmlowp
-  provenance+=("gemmlowp $(cat "$out/src/gemmlowp.commit") from $mirrors/google+gemmlowp/repo")
-fi
-if [ -n "${RUY_DIR:-}" ]; then
-  provenance+=("ruy $RUY_DIR (given)")
-else
-  RUY_DIR=$(extract ruy google+ruy "$ruy_rev") || exit $?
-  finish ruy
-  provenance+=("ruy $(cat "$out/src/ruy.commit") from $mirrors/google+ruy/repo")
-fi
+tree GEMMLOWP_DIR gemmlowp gemmlowp google+gemmlowp "$gemmlowp_rev"
+tree RUY_DIR ruy ruy google+ruy "$ruy_rev"
 
 # The flatbuffers version TFLM's generated schema asserts, against the tree's.
 schema="$TFLM_DIR/tensorflow/lite/schema/schema_generated.h"

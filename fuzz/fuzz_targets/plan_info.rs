@@ -15,8 +15,8 @@ fuzz_target!(|data: &[u8]| {
         if info.problems().is_empty() {
             let _ = info.report();
         }
-        let again = PlanInfo::decode_all(info.encode().as_bytes())
-            .expect("an encoded description decodes");
+        let again =
+            PlanInfo::decode_all(info.encode().as_bytes()).expect("an encoded description decodes");
         assert_eq!(again, std::slice::from_ref(info));
     }
 });

@@ -28,7 +28,8 @@ fuzz_target!(|data: &[u8]| {
                     offset: t.file_offset.unwrap_or(0),
                 })
                 .collect();
-            if let Ok(written) = pte::write_plan(data, "fuzz.pte", None, &offsets, &m.buffer_sizes) {
+            if let Ok(written) = pte::write_plan(data, "fuzz.pte", None, &offsets, &m.buffer_sizes)
+            {
                 let again = pte::read(&written, "fuzz.pte", None).expect("a written program reads");
                 assert_eq!(again.tensors, m.tensors);
             }

@@ -89,7 +89,16 @@ step "check: $FW/memplan.lock is fresh (memplan lock --check)"
 (cd "$FW" && "$MEMPLAN" lock --check src) || fail "$FW/memplan.lock is stale: run \`memplan lock\` in $FW and commit it"
 
 step "check: memplan linker prints the fragment the build script wrote"
-fragment=$(ls -t "$CARGO_TARGET_DIR"/thumbv7em-none-eabihf/release/build/memplan-firmware-*/out/memplan.x | head -n1)
+# The out dir of the build script behind the ELF run above, as cargo reports it: a target
+# kept from an earlier run also holds the out dirs of other feature sets (debug-canary).
+out_dir=$(cd "$FW" && cargo build -q --release --message-format=json | python3 -c '
+import json, re, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "build-script-executed" and re.search(r"(/memplan-firmware#|#memplan-firmware@)", m["package_id"]):
+        print(m["out_dir"])')
+[ -n "$out_dir" ] || fail "cargo reported no build script run for memplan-firmware"
+fragment="$out_dir/memplan.x"
 (cd "$FW" && "$MEMPLAN" linker src/lib.rs) | diff - "$fragment" || fail "memplan linker differs from $fragment"
 
 step "check: section sizes against $FW/sizes.txt"

@@ -22,6 +22,11 @@
 // prelude.
 extern crate alloc;
 
+// The generated modules are flatc's output byte for byte, so their `unsafe` blocks carry no
+// SAFETY comments of their own. The invariant every one of them relies on: a table is read
+// only from a buffer that `flatbuffers`' verifier accepted (the safe entry points are
+// `verify_tflite` and `verify_executorch`; the unchecked roots are `unsafe fn`s), and a
+// scalar is written only into space the builder reserved for it.
 #[allow(
     missing_docs,
     unsafe_op_in_unsafe_fn,

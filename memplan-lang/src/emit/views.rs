@@ -412,7 +412,9 @@ fn accessor_type(model: &Model, resolved: &Resolved, i: usize) -> TokenStream {
 /// and an accessor `NAME()` on `accessors::Accessors<V>` bounded by it, the target of every
 /// view's `Deref`: `s.NAME()` on a view without the buffer fails on that bound, with the
 /// trait's message (the buffer's lifetime and declaration), and the bound is spanned at the
-/// buffer's declaration. A view that holds the buffer has its own `NAME()`, found first.
+/// buffer's declaration. A view that holds the buffer has its own `NAME()`, found first;
+/// the fallback is an `unsafe fn`, so that an explicit `(*view).NAME()` on such a view, which
+/// reaches it, is a compile error in safe code rather than a panic.
 fn accessors(model: &Model, resolved: &Resolved) -> TokenStream {
     // Whose bytes each buffer hands over (its successors in place of it).
     let mut successor: Vec<Option<usize>> = vec![None; model.buffers.len()];
@@ -466,13 +468,13 @@ fn accessors(model: &Model, resolved: &Resolved) -> TokenStream {
         at_decl.set_span(r.spans.name);
         let bound = quote_spanned!(r.spans.name=> V: live::#at_decl);
         let doc = format!(
-            "Never called: the views that hold `{}` have their own `{name}()`; on the others this fails to compile, naming its lifetime.",
+            "Never called: the views that hold `{}` have their own `{name}()`; on the others this fails to compile, naming its lifetime.\n\n# Safety\n\nNone: it must not be called. It is `unsafe` so that safe code cannot reach it through an explicit `(*view).{name}()` on a view that holds the buffer (it would panic).",
             r.buffer.name
         );
         methods.push(quote! {
             #[doc = #doc]
             #[allow(clippy::mut_from_ref)]
-            pub fn #name(&self) -> #ret where #bound {
+            pub unsafe fn #name(&self) -> #ret where #bound {
                 ::core::unreachable!()
             }
         });

@@ -12,7 +12,7 @@ use syn::{Ident, LitStr};
 
 use super::context::Lowering;
 use super::model::{
-    BufferRecord, BufferSpans, Declared, ElemInfo, ModelSchedule, SourceFile, Standing,
+    BufferRecord, BufferSpans, Cause, Declared, ElemInfo, ModelSchedule, SourceFile, Standing,
 };
 use super::values::{Reported, placement_of};
 use crate::names;
@@ -21,8 +21,12 @@ use crate::parse::FileDecl;
 /// Declares the buffers of `f`; with `schedule` (a `model` statement), also the model's
 /// schedule, which must be a `.tflite` model's.
 pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl, schedule: bool) {
-    // An unknown region is reported; the rows are placed anywhere.
-    let placement = placement_of(cx, f.region.as_ref()).unwrap_or_else(|Reported(p)| p);
+    // An unknown region is reported; the rows keep their names and types but are left out
+    // of the plan (placed anywhere, they could fill another region and report it full).
+    let (placement, placed) = match placement_of(cx, f.region.as_ref()) {
+        Ok(p) => (p, true),
+        Err(Reported(anywhere)) => (anywhere, false),
+    };
     let shown = f.path.value();
     // What the messages call the file: a `model` statement reads a model, `buffers from`
     // a model or a plan file (told apart by content once read; by its name before).
@@ -109,11 +113,17 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl, schedule: bool) {
         cx.buffer_by_name
             .insert(b.name.clone(), cx.model.buffers.len());
         let tname = names::type_name(&b.name, 'B');
-        let standing = if cx.claim(&tname, span, what) {
+        let mut standing = if cx.claim(&tname, span, what) {
             Standing::Planned
         } else {
             Standing::RowNameTaken
         };
+        if !placed {
+            standing = match standing {
+                Standing::Planned => Standing::Excluded(Cause::Statement),
+                _ => Standing::NameTaken,
+            };
+        }
         let elem = element(b.element, span);
         // As for a declared `[T; N]`: the element's size, never less than the region's (of
         // whichever region takes it).

@@ -218,4 +218,43 @@ mod tests {
         );
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    #[test]
+    fn rows_of_an_unknown_region_are_left_out_of_the_plan() {
+        let dir = std::env::temp_dir().join(format!("memplan-unknown-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Two rows of 64 bytes live together: placed anywhere, they would overflow `r`.
+        std::fs::write(
+            dir.join("rows.csv"),
+            "name,mem_id,offset,size,first,last\nx,0,0,64,0,1\ny,0,64,64,1,2\n",
+        )
+        .unwrap();
+        let env = crate::Env {
+            base_dir: Some(dir.clone()),
+            ..crate::Env::default()
+        };
+        let src = r#"mod m { region r: 96 bytes; buffers in sarm from "rows.csv"; }"#;
+        let checked = crate::check(src.parse().unwrap(), &env);
+        let model = checked.model.as_ref().expect("the module header reads");
+        let got: Vec<Standing> = model.buffers.iter().map(|b| b.standing).collect();
+        assert_eq!(
+            got,
+            [
+                Standing::Excluded(Cause::Statement),
+                Standing::Excluded(Cause::Statement)
+            ]
+        );
+        assert_eq!(model.problem().0.buffers.len(), 0);
+        let messages: Vec<&str> = checked
+            .diagnostics
+            .iter()
+            .map(|d| d.message.as_str())
+            .collect();
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert!(
+            messages[0].starts_with("unknown region `sarm`"),
+            "{messages:?}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

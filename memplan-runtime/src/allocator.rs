@@ -286,6 +286,39 @@ impl<'a> MemoryAllocator<'a> {
         Ok(unsafe { NonNull::slice_from_raw_parts(ptr.cast::<MaybeUninit<T>>(), count).as_mut() })
     }
 
+    /// Allocates `count` values of `T`, each a copy of `value`: an initialized list of a
+    /// length known only at run time (a kernel's accumulators, say) without `unsafe` in
+    /// the caller. Writes every element, so it costs `count` stores.
+    ///
+    /// # Errors
+    ///
+    /// As [`allocate_list`](Self::allocate_list); on error nothing is written.
+    ///
+    /// ```
+    /// use core::mem::MaybeUninit;
+    /// use memplan_runtime::MemoryAllocator;
+    ///
+    /// let mut buf = [MaybeUninit::<u8>::uninit(); 64];
+    /// let pool = MemoryAllocator::new(&mut buf);
+    /// let acc: &mut [i32] = pool.allocate_list_filled(5, 0).unwrap();
+    /// acc[4] += 7;
+    /// assert_eq!(acc, [0, 0, 0, 0, 7]);
+    /// ```
+    // As `allocate_instance`: fresh, disjoint bytes per call.
+    #[allow(clippy::mut_from_ref)]
+    #[inline]
+    pub fn allocate_list_filled<T: Copy>(&self, count: usize, value: T) -> Result<&mut [T], Error> {
+        let list = self.allocate_list::<T>(count)?;
+        for slot in list.iter_mut() {
+            slot.write(value);
+        }
+        let len = list.len();
+        // SAFETY: every one of the `len` elements of `list` was written just above, so the
+        // slice is initialized; `MaybeUninit<T>` has the layout of `T`, and the pointer and
+        // length come from a live `&mut` slice, whose borrow this one takes over.
+        Ok(unsafe { core::slice::from_raw_parts_mut(list.as_mut_ptr().cast::<T>(), len) })
+    }
+
     /// Frees every allocation at once and records the high-water mark.
     ///
     /// `&mut self` guarantees no reference from [`allocate_instance`](Self::allocate_instance)
@@ -486,6 +519,38 @@ mod tests {
         let zero = pool.allocate(0, 1 << (usize::BITS - 1)).unwrap();
         assert_eq!(zero.as_ptr().addr(), 1 << (usize::BITS - 1));
         assert_eq!((pool.used(), pool.high_water()), (1, 1));
+    }
+
+    #[test]
+    fn filled_lists_are_written_and_disjoint() {
+        let mut buf = Aligned::<64>::new();
+        let base = buf.0.as_ptr().addr();
+        let pool = MemoryAllocator::new(&mut buf.0);
+        pool.allocate(1, 1).unwrap();
+        let a = pool.allocate_list_filled::<i32>(3, -1).unwrap();
+        let b = pool.allocate_list_filled::<u16>(2, 7).unwrap();
+        assert_eq!(a, [-1, -1, -1]);
+        assert_eq!(b, [7, 7]);
+        a[2] = 5;
+        b[0] = 9;
+        assert_eq!((a[2], b[0], b[1]), (5, 9, 7));
+        // After the byte at 0: `a` at 4 (i32 alignment) for 12 bytes, `b` at 16.
+        assert_eq!(a.as_ptr().addr() - base, 4);
+        assert_eq!(b.as_ptr().addr() - base, 16);
+        assert_eq!(pool.used(), 20);
+        // Too long for what is left: an error, and nothing moves.
+        assert_eq!(
+            pool.allocate_list_filled::<u32>(12, 0).unwrap_err(),
+            Error::OutOfMemory {
+                requested: 48,
+                align: 4,
+                needed: 48,
+                available: 44,
+            }
+        );
+        assert_eq!(pool.used(), 20);
+        let empty: &mut [u8] = pool.allocate_list_filled(0, 1).unwrap();
+        assert!(empty.is_empty());
     }
 
     #[test]

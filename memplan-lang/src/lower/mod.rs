@@ -186,75 +186,65 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_row_whose_name_another_row_has_is_planned_without_a_type() {
-        let dir = std::env::temp_dir().join(format!("memplan-standing-{}", std::process::id()));
+    /// The standings of the buffers of `src`, which reads `rows.csv` holding `rows`, the
+    /// number of buffers in its planning problem, and its diagnostics' messages.
+    fn with_rows(tag: &str, rows: &str, src: &str) -> (Vec<Standing>, usize, Vec<String>) {
+        let dir = std::env::temp_dir().join(format!("memplan-{tag}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(
             dir.join("rows.csv"),
-            "name,mem_id,offset,size,first,last\nconv.out,0,0,64,0,1\nconv_out,0,64,64,1,2\n",
+            format!("name,mem_id,offset,size,first,last\n{rows}"),
         )
         .unwrap();
         let env = crate::Env {
             base_dir: Some(dir.clone()),
             ..crate::Env::default()
         };
-        let src = r#"mod m { region r: 1 KiB; buffers in r from "rows.csv"; }"#;
         let checked = crate::check(src.parse().unwrap(), &env);
         let model = checked.model.as_ref().expect("the module header reads");
-        let got: Vec<Standing> = model.buffers.iter().map(|b| b.standing).collect();
-        assert_eq!(got, [Standing::Planned, Standing::RowNameTaken]);
-        // Both rows are in the problem; the error is the name's alone.
-        assert_eq!(model.problem().0.buffers.len(), 2);
-        let messages: Vec<&str> = checked
+        let standings = model.buffers.iter().map(|b| b.standing).collect();
+        let planned = model.problem().0.buffers.len();
+        let messages = checked
             .diagnostics
             .iter()
-            .map(|d| d.message.as_str())
+            .map(|d| d.message.clone())
             .collect();
+        let _ = std::fs::remove_dir_all(&dir);
+        (standings, planned, messages)
+    }
+
+    #[test]
+    fn a_row_whose_name_another_row_has_is_planned_without_a_type() {
+        let (got, planned, messages) = with_rows(
+            "standing",
+            "conv.out,0,0,64,0,1\nconv_out,0,64,64,1,2\n",
+            r#"mod m { region r: 1 KiB; buffers in r from "rows.csv"; }"#,
+        );
+        assert_eq!(got, [Standing::Planned, Standing::RowNameTaken]);
+        // Both rows are in the problem; the error is the name's alone.
+        assert_eq!(planned, 2);
         assert_eq!(messages.len(), 1, "{messages:?}");
         assert!(
             messages[0].contains("both get the Rust name `ConvOut`"),
             "{messages:?}"
         );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn rows_of_an_unknown_region_are_left_out_of_the_plan() {
-        let dir = std::env::temp_dir().join(format!("memplan-unknown-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
         // Two rows of 64 bytes live together: placed anywhere, they would overflow `r`.
-        std::fs::write(
-            dir.join("rows.csv"),
-            "name,mem_id,offset,size,first,last\nx,0,0,64,0,1\ny,0,64,64,1,2\n",
-        )
-        .unwrap();
-        let env = crate::Env {
-            base_dir: Some(dir.clone()),
-            ..crate::Env::default()
-        };
-        let src = r#"mod m { region r: 96 bytes; buffers in sarm from "rows.csv"; }"#;
-        let checked = crate::check(src.parse().unwrap(), &env);
-        let model = checked.model.as_ref().expect("the module header reads");
-        let got: Vec<Standing> = model.buffers.iter().map(|b| b.standing).collect();
-        assert_eq!(
-            got,
-            [
-                Standing::Excluded(Cause::Statement),
-                Standing::Excluded(Cause::Statement)
-            ]
+        let (got, planned, messages) = with_rows(
+            "unknown",
+            "x,0,0,64,0,1\ny,0,64,64,1,2\n",
+            r#"mod m { region r: 96 bytes; buffers in sarm from "rows.csv"; }"#,
         );
-        assert_eq!(model.problem().0.buffers.len(), 0);
-        let messages: Vec<&str> = checked
-            .diagnostics
-            .iter()
-            .map(|d| d.message.as_str())
-            .collect();
+        let left_out = Standing::Excluded(Cause::Statement);
+        assert_eq!(got, [left_out, left_out]);
+        assert_eq!(planned, 0);
         assert_eq!(messages.len(), 1, "{messages:?}");
         assert!(
             messages[0].starts_with("unknown region `sarm`"),
             "{messages:?}"
         );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

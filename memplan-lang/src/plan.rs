@@ -9,6 +9,8 @@
 
 use memplan_planner::{Failure, Names, Plan, PlanError, Problem, plan_validated};
 
+use std::collections::HashMap;
+
 use crate::diag::{Diagnostics, SpanRange};
 use crate::lock::{Entry, Refused};
 use crate::lower::Model;
@@ -60,8 +62,16 @@ pub(crate) fn plan(model: &Model, locked: Option<&Entry>, diags: &mut Diagnostic
                 model,
                 records: &records,
             };
-            for e in &errors {
-                report(model, &problem, &records, &names, e, diags);
+            let rows = rows_too_large(model, &records, &errors);
+            for (k, e) in errors.iter().enumerate() {
+                match rows.get(&k) {
+                    None => report(model, &problem, &records, &names, e, diags),
+                    Some(Some(group)) => {
+                        report_rows_too_large(&problem, &names, &errors, group, diags);
+                    }
+                    // Told with the first of its file's rows.
+                    Some(None) => {}
+                }
             }
             None
         }
@@ -140,6 +150,79 @@ impl Names for RecordNames<'_> {
         let text = &self.model.buffers[self.records[i]].live_text;
         (!text.is_empty()).then(|| text.clone())
     }
+}
+
+/// The errors, by index, that say a row of a file (all of whose rows point at the file's
+/// path) is larger than its region, where two or more rows of one file overflow one region:
+/// the first of each such group maps to the group's errors, the others to `None`. One
+/// message tells them all, rather than one per row at the same place.
+fn rows_too_large(
+    model: &Model,
+    records: &[usize],
+    errors: &[PlanError],
+) -> HashMap<usize, Option<Vec<usize>>> {
+    let mut groups: HashMap<(usize, usize, usize), Vec<usize>> = HashMap::new();
+    for (k, e) in errors.iter().enumerate() {
+        if let PlanError::BufferTooLarge { buffer, region, .. } = e {
+            let record = &model.buffers[records[*buffer]];
+            if record.origin.is_some() {
+                let at = record.spans.size.first.start();
+                groups
+                    .entry((*region, at.line, at.column))
+                    .or_default()
+                    .push(k);
+            }
+        }
+    }
+    let mut told = HashMap::new();
+    for group in groups.into_values().filter(|g| g.len() > 1) {
+        for &k in &group[1..] {
+            told.insert(k, None);
+        }
+        told.insert(group[0], Some(group));
+    }
+    told
+}
+
+/// One error for the rows of one file that are each larger than their region (`group`,
+/// indexes into `errors`, all `BufferTooLarge` in one region): how many, and the largest
+/// of them.
+fn report_rows_too_large(
+    problem: &Problem,
+    names: &RecordNames<'_>,
+    errors: &[PlanError],
+    group: &[usize],
+    diags: &mut Diagnostics,
+) {
+    let Some(PlanError::BufferTooLarge {
+        region, available, ..
+    }) = group.first().and_then(|&k| errors.get(k))
+    else {
+        return;
+    };
+    let mut rows: Vec<(u64, usize)> = group
+        .iter()
+        .filter_map(|&k| match errors.get(k) {
+            Some(PlanError::BufferTooLarge { buffer, needed, .. }) => Some((*needed, *buffer)),
+            _ => None,
+        })
+        .collect();
+    // The largest first; ties in the file's order.
+    rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let list = memplan_planner::listed(&rows, |&(needed, b)| {
+        format!(
+            "{} needs {needed} bytes (over by {})",
+            names.buffer(problem, b),
+            needed - available
+        )
+    });
+    let region_name = &problem.regions[*region].name;
+    let message = format!(
+        "{} buffers are each larger than region `{region_name}` ({available} bytes): {list}",
+        rows.len()
+    );
+    let spans = names.model.buffers[names.records[rows[0].1]].spans;
+    diags.at(spans.size, message);
 }
 
 /// Records the planner's error `e`, spanned on the declaration it is about.

@@ -247,4 +247,20 @@ mod tests {
             "{messages:?}"
         );
     }
+
+    #[test]
+    fn rows_each_larger_than_their_region_are_one_error() {
+        // Three rows over the 32 bytes of `r`, one that fits.
+        let (_, _, messages) = with_rows(
+            "large",
+            "a,0,0,48,0,0\nb,0,0,16,1,1\nc,0,0,64,2,2\nd,0,0,48,3,3\n",
+            r#"mod m { region r: 32 bytes; buffers in r from "rows.csv"; }"#,
+        );
+        assert_eq!(
+            messages,
+            [
+                "3 buffers are each larger than region `r` (32 bytes): `c` (rows.csv:4) needs 64 bytes (over by 32), `a` (rows.csv:2) needs 48 bytes (over by 16), `d` (rows.csv:5) needs 48 bytes (over by 16)"
+            ]
+        );
+    }
 }

@@ -106,7 +106,12 @@ pub(crate) fn resolve(
                     }
                 }
                 None => BufferOut {
-                    region: 0,
+                    // Where its statement put it (the element type of an `uninit` region's
+                    // buffer depends on it), or the first region.
+                    region: match b.placement {
+                        Placement::In(r) if r < model.regions.len() => r,
+                        _ => 0,
+                    },
                     offset: 0,
                     size: 0,
                     align: 1,

@@ -152,11 +152,16 @@ fn fields(model: &Model, set: &[usize], first: u32) -> Vec<Field> {
     // A buffer whose in-place successor is live here is part of that one's pair.
     let mut taken_over = vec![false; set.len()];
     let mut out = Vec::new();
-    // Both live at one step is a handover only when the source ends where the buffer
-    // starts: otherwise the pair is an error, and both keep their own fields so that the
-    // code using them adds no error.
+    // Both live at one step is a handover when the source ends where the buffer starts
+    // (always so in a valid plan). After an error in their lifetimes, a source that starts
+    // before the buffer and is still live after its first step still hands over there, at
+    // that step only, as the declaration has it: the code written for it (`input()` and
+    // `output()` there, each buffer's own field after) adds no error. A source that starts
+    // with the buffer cannot hand over: both keep their own fields.
     let handover = |i: usize, s: usize| {
-        model.buffers[s].buffer.lifetime.last == model.buffers[i].buffer.lifetime.first
+        let (b, src) = (&model.buffers[i].buffer, &model.buffers[s].buffer);
+        src.lifetime.last == b.lifetime.first
+            || (src.lifetime.first < b.lifetime.first && b.lifetime.first == first)
     };
     for &i in set {
         if let Some(s) = model.buffers[i].buffer.in_place_of

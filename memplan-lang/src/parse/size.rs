@@ -11,18 +11,37 @@ use super::{Elem, Size};
 use crate::diag::SpanRange;
 
 pub(crate) fn parse_u64(lit: &LitInt) -> syn::Result<u64> {
-    if !lit.suffix().is_empty() {
-        return Err(syn::Error::new(
-            lit.span(),
-            format!(
-                "write `{}` without the `{}` suffix: sizes and steps are plain integers",
-                lit.base10_digits(),
-                lit.suffix()
+    let (digits, suffix) = (lit.base10_digits(), lit.suffix());
+    if !suffix.is_empty() {
+        let message = match unit_meant(suffix) {
+            Some(unit) => format!(
+                "`{digits}{suffix}`: write a size as `{digits} {unit}`, the unit after a space (`bytes`, `KiB`, `MiB`, `GiB`: powers of 1024); steps and counts are plain integers"
             ),
-        ));
+            None => format!(
+                "write `{digits}` without the `{suffix}` suffix: sizes and steps are plain integers"
+            ),
+        };
+        return Err(syn::Error::new(lit.span(), message));
     }
-    lit.base10_parse::<u64>()
-        .map_err(|_| syn::Error::new(lit.span(), format!("`{lit}` does not fit 64 bits")))
+    lit.base10_parse::<u64>().map_err(|_| {
+        let message = if digits.starts_with('-') {
+            format!("`{digits}` is negative: sizes, steps and counts are at least 0")
+        } else {
+            format!("`{lit}` does not fit 64 bits")
+        };
+        syn::Error::new(lit.span(), message)
+    })
+}
+
+/// The unit a size's suffix written without a space means (`64K`, `3MiB`, `16B`), if any.
+fn unit_meant(suffix: &str) -> Option<&'static str> {
+    match suffix.to_ascii_lowercase().as_str() {
+        "b" | "byte" | "bytes" => Some("bytes"),
+        "k" | "kb" | "kib" => Some("KiB"),
+        "m" | "mb" | "mib" => Some("MiB"),
+        "g" | "gb" | "gib" => Some("GiB"),
+        _ => None,
+    }
 }
 
 pub(crate) fn parse_u32(lit: &LitInt) -> syn::Result<u32> {
@@ -215,4 +234,45 @@ pub(crate) fn parse_trailing_align(input: ParseStream) -> syn::Result<Option<(u6
         return Ok(Some((parse_u64(&lit)?, lit.span())));
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_u64;
+    use proc_macro2::Span;
+    use syn::LitInt;
+
+    fn message(text: &str) -> String {
+        parse_u64(&LitInt::new(text, Span::call_site()))
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn a_unit_written_without_a_space_names_the_size_meant() {
+        assert_eq!(
+            message("3M"),
+            "`3M`: write a size as `3 MiB`, the unit after a space (`bytes`, `KiB`, `MiB`, `GiB`: powers of 1024); steps and counts are plain integers"
+        );
+        assert!(message("64KiB").starts_with("`64KiB`: write a size as `64 KiB`"));
+        assert!(message("64k").starts_with("`64k`: write a size as `64 KiB`"));
+        assert!(message("2GB").starts_with("`2GB`: write a size as `2 GiB`"));
+        // Not a unit: the suffix goes.
+        assert_eq!(
+            message("16u32"),
+            "write `16` without the `u32` suffix: sizes and steps are plain integers"
+        );
+    }
+
+    #[test]
+    fn a_negative_number_is_called_negative() {
+        assert_eq!(
+            message("-16"),
+            "`-16` is negative: sizes, steps and counts are at least 0"
+        );
+        assert_eq!(
+            message("18446744073709551616"),
+            "`18446744073709551616` does not fit 64 bits"
+        );
+    }
 }

@@ -22,6 +22,16 @@ impl SpanRange {
     }
 }
 
+/// Where `span` starts, as `line L, column C` (columns from 1, as rustc prints them), for
+/// a message that names a second place in the same invocation: a proc macro cannot attach
+/// a note at another span (stable `compile_error!` is always an error), and a second error
+/// for it would count one mistake twice. (The file is the invocation's, named by the
+/// error's own location; outside a compiler, as in `memplan check`, spans know no file.)
+pub(crate) fn location(span: Span) -> String {
+    let at = span.start();
+    format!("line {}, column {}", at.line, at.column + 1)
+}
+
 impl From<Span> for SpanRange {
     fn from(s: Span) -> Self {
         SpanRange { first: s, last: s }

@@ -262,13 +262,15 @@ fn report(
     if let PlanError::Overflow(o) = e {
         message.push_str(&crate::lower::schedule::peak_operators(model, o.peak_step));
     }
-    diags.at(at, message);
     if let PlanError::PinOverlap { a, .. } = e {
-        diags.at(
-            spans(*a).pin,
-            format!("note: {} is pinned here", names.buffer(problem, *a)),
-        );
+        let pinned = spans(*a).pin.first;
+        message.push_str(&format!(
+            " ({} is pinned at {})",
+            names.buffer(problem, *a),
+            crate::diag::location(pinned)
+        ));
     }
+    diags.at(at, message);
 }
 
 #[cfg(test)]

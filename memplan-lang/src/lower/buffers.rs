@@ -51,14 +51,14 @@ pub(super) fn declare(cx: &mut Lowering<'_>, b: BufferDecl) {
     let index = cx.model.buffers.len();
     let tname = names::type_name(&name, 'B');
     let named = if let Some(&prev) = cx.buffer_by_name.get(&name) {
+        let earlier = &cx.model.buffers[prev];
+        let first = match &earlier.origin {
+            Some(row) => format!("first as a row of {row}"),
+            None => format!("first at {}", crate::diag::location(earlier.spans.name)),
+        };
         cx.diags.at(
             b.name.span(),
-            format!("buffer `{name}` is declared twice: rename or remove one"),
-        );
-        let first = cx.model.buffers[prev].spans.name;
-        cx.diags.at(
-            first,
-            format!("note: buffer `{name}` is first declared here"),
+            format!("buffer `{name}` is declared twice ({first}): rename or remove one"),
         );
         false
     } else {

@@ -57,14 +57,10 @@ fn declare_broken(cx: &mut Lowering<'_>, name: &Ident) {
 fn declare(cx: &mut Lowering<'_>, r: &RegionDecl) {
     let name = r.name.to_string();
     if let Some(&prev) = cx.region_by_name.get(&name) {
+        let first = crate::diag::location(cx.model.regions[prev].ident.span());
         cx.diags.at(
             r.name.span(),
-            format!("region `{name}` is declared twice: rename or remove one"),
-        );
-        let first = cx.model.regions[prev].ident.span();
-        cx.diags.at(
-            first,
-            format!("note: region `{name}` is first declared here"),
+            format!("region `{name}` is declared twice (first at {first}): rename or remove one"),
         );
         return;
     }

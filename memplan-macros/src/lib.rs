@@ -106,6 +106,18 @@ use proc_macro::TokenStream;
 ///   script's output). The file's own offsets and memory ids are ignored: `in REGION`
 ///   decides the region and memplan plans the offsets. The plan's `REPORT` names each file
 ///   read, with its size and SHA-256.
+/// - `model [in REGION] from "FILE.tflite";` runs a TensorFlow Lite model's schedule: its
+///   planned tensors become buffers, as `buffers from` reads them, and its operators, in
+///   order, the steps. The module then also declares one kernel trait per operator kind
+///   the model uses (`Conv2d`, `DepthwiseConv2d`, `AveragePool2d`, `MaxPool2d`, `Reshape`,
+///   `Softmax`, `FullyConnected`, `Add`; each method gets the operator's options from
+///   `memplan_runtime::ops`, its tensors as `ops::In` and `ops::Out` slices with shapes and
+///   quantization, and the temp pool), holds the model's constant data (weights, biases)
+///   as static data, and generates `run(manager, &mut kernels, input, output)`, which fills
+///   the model's inputs with the `input` closure, calls each operator's kernel over the
+///   step views and hands the outputs to `output`. At most one `model` statement per plan;
+///   an operator kind without a trait, control flow, or a `.pte` file is a compile error
+///   spanned on the path (plan a `.pte` program's buffers with `buffers from`).
 /// - `crate = PATH;` the path of the runtime crate, for users who re-export it (default
 ///   `::memplan_runtime`); give an absolute path (`::hal::memplan` or `crate::memplan`).
 ///

@@ -147,11 +147,19 @@ pub unsafe trait Step: 'static {
 }
 
 /// A plan whose steps can be walked in order: its first step's type. `memory_plan!`
-/// implements it.
+/// implements it for plans with step views: at most 4,096 steps whose distinct views hold
+/// at most 65,536 fields in all. A longer plan has no step views and no `walk()` (rustc
+/// then says the plan does not satisfy `Walked`): reach its buffers at step `t` with
+/// [`MemoryManager::live_at`](crate::MemoryManager::live_at).
 ///
 /// # Safety
 ///
 /// `First` must be the plan's step 0.
+#[diagnostic::on_unimplemented(
+    message = "the steps of `{Self}` cannot be walked: the plan has no step views",
+    label = "this plan has no step views",
+    note = "`memory_plan!` emits step views for plans of at most 4,096 steps whose distinct views hold at most 65,536 fields in all; walk a longer plan's steps with `manager.live_at(t)`"
+)]
 pub unsafe trait Walked: Schedule {
     /// Step 0.
     type First: Step<Plan = Self>;

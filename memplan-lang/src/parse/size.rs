@@ -131,6 +131,10 @@ pub(crate) fn parse_size(input: ParseStream) -> syn::Result<Size> {
             ));
         }
         if !input.peek(Token![as]) {
+            // A user type (`half::f16` imported as `f16`) comes with `as`.
+            if let Some(message) = not_a_number(&ty) {
+                return Err(syn::Error::new(ty.span(), message));
+            }
             return Err(syn::Error::new(
                 ty.span(),
                 "for an element type other than a primitive number, state the bytes and alignment: \
@@ -209,6 +213,31 @@ pub(crate) fn parse_bytes(input: ParseStream) -> syn::Result<Size> {
     })
 }
 
+/// What is wrong with an element type that reads like a primitive but is none: a number
+/// type of a width Rust lacks (`f33`, `u31`: a typo), or `bool` and `char`, which cannot
+/// hold every bit pattern that reused bytes may leave. Asked only of a type without `as`
+/// (a user type of such a name, say `half::f16` imported, states its bytes).
+fn not_a_number(ty: &Type) -> Option<String> {
+    let Type::Path(p) = ty else { return None };
+    let name = p.path.get_ident()?.to_string();
+    const PRIMITIVES: &str =
+        "`u8` `i8` `u16` `i16` `u32` `i32` `u64` `i64` `u128` `i128` `f32` `f64`";
+    match name.as_str() {
+        "bool" | "char" => Some(format!(
+            "`{name}` cannot be a planned buffer's element: planned bytes are reused, and not every bit pattern is a valid `{name}`; plan `u8` (or `u32`) and convert"
+        )),
+        _ => {
+            let (kind, width) = name.split_at_checked(1)?;
+            let numbered = matches!(kind, "u" | "i" | "f")
+                && !width.is_empty()
+                && width.bytes().all(|b| b.is_ascii_digit());
+            numbered.then(|| {
+                format!("`{name}` is not a primitive number type; the primitives are {PRIMITIVES}")
+            })
+        }
+    }
+}
+
 /// The primitive number types whose size the macro knows; never `usize`/`isize`.
 fn primitive(ty: &Type) -> Option<(Ident, u64)> {
     let Type::Path(p) = ty else { return None };
@@ -262,6 +291,22 @@ mod tests {
             message("16u32"),
             "write `16` without the `u32` suffix: sizes and steps are plain integers"
         );
+    }
+
+    #[test]
+    fn number_types_rust_lacks_and_bool_are_named() {
+        let message = |text: &str| super::not_a_number(&syn::parse_str(text).unwrap());
+        assert_eq!(
+            message("f33").as_deref(),
+            Some(
+                "`f33` is not a primitive number type; the primitives are `u8` `i8` `u16` `i16` `u32` `i32` `u64` `i64` `u128` `i128` `f32` `f64`"
+            )
+        );
+        assert!(message("u31").is_some());
+        assert!(message("bool").unwrap().starts_with("`bool` cannot be"));
+        assert_eq!(message("Sample"), None);
+        assert_eq!(message("u"), None);
+        assert_eq!(message("f32x4"), None);
     }
 
     #[test]

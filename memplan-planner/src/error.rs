@@ -349,34 +349,33 @@ impl PlanErrorDisplay<'_> {
                 o.available
             )
         } else {
-            let (what, stronger) = match o.strategy {
-                Strategy::Greedy | Strategy::BestOf => (
-                    format!(
-                        "the `{}` strategy's layout leaves gaps between buffers (fragmentation)",
-                        o.strategy.name()
-                    ),
-                    Some(Strategy::DEFAULT_NODES * 50),
-                ),
-                Strategy::Optimal { nodes } => (
-                    format!(
-                        "no layout within {} bytes was found within the search's budget of {nodes} nodes (none is proven impossible either)",
-                        o.available
-                    ),
-                    nodes.checked_mul(50),
-                ),
-            };
             write!(
                 f,
-                "\nnote: at most {} bytes are live at once, which fits, but {what}",
+                "\nnote: at most {} bytes are live at once, which fits, but ",
                 o.lower_bound
             )?;
-            match stronger {
-                Some(nodes) => write!(
+            match o.strategy {
+                Strategy::Greedy | Strategy::BestOf => write!(
                     f,
-                    "\nhelp: a longer search may find a layout that fits: `strategy = {};`",
-                    Strategy::Optimal { nodes }
+                    "the `{}` strategy's layout leaves gaps between buffers (fragmentation)\nhelp: the default strategy searches for a layout that fits: remove the `strategy` statement (or write `strategy = {};`)",
+                    o.strategy.name(),
+                    Strategy::default()
                 ),
-                None => Ok(()),
+                Strategy::Optimal { nodes } => {
+                    write!(
+                        f,
+                        "no layout within {} bytes was found within the search's budget of {nodes} nodes (none is proven impossible either)",
+                        o.available
+                    )?;
+                    match nodes.checked_mul(50) {
+                        Some(nodes) => write!(
+                            f,
+                            "\nhelp: a longer search may find a layout that fits: `strategy = {};`",
+                            Strategy::Optimal { nodes }
+                        ),
+                        None => Ok(()),
+                    }
+                }
             }
         }
     }

@@ -372,3 +372,37 @@ fn write_counts_tensors_and_the_buffers_they_share() {
         "{last}"
     );
 }
+
+/// The README's `memplan check resnet18_moved.csv` example, exactly: the file made as its
+/// `sed` line makes it (line 3's offset 0 replaced by 3211264), checked by its bare name.
+#[test]
+fn the_readme_s_moved_offset_example_is_the_real_output() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let sed = "$ sed '3s/^aten_convolution_default,1,0,/aten_convolution_default,1,3211264,/' resnet18_greedy.csv > /tmp/resnet18_moved.csv\n";
+    let command = "$ cd /tmp && memplan check resnet18_moved.csv\n";
+    let at = readme
+        .find(&format!("{sed}{command}"))
+        .expect("the README's example")
+        + sed.len()
+        + command.len();
+    let shown = &readme[at..at + readme[at..].find("```").unwrap()];
+    let original = std::fs::read_to_string(data().join("resnet18_greedy.csv")).unwrap();
+    let mut lines: Vec<String> = original.lines().map(str::to_string).collect();
+    lines[2] = lines[2].replacen(
+        "aten_convolution_default,1,0,",
+        "aten_convolution_default,1,3211264,",
+        1,
+    );
+    assert_ne!(lines[2], original.lines().nth(2).unwrap());
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readme-moved");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("resnet18_moved.csv"), lines.join("\n") + "\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memplan"))
+        .args(["check", "resnet18_moved.csv"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), shown);
+}

@@ -41,8 +41,8 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
-    /// How many of the buffers live at the peak step to list, largest first. Default:
-    /// every one.
+    /// How many of the buffers live at the peak step to list, largest first (0: none, the
+    /// peak line alone). Default: every one.
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
     /// For a model (.tflite, .pte): also write a copy of it with memplan's plan in the

@@ -12,7 +12,7 @@ use memplan_planner::files::{PlanFile, read_any};
 use memplan_planner::{Extent, Placed, Problem, overlapping_pairs};
 
 use crate::diagnostic::render;
-use crate::given;
+use crate::{given, words};
 use crate::input::is_rust;
 use crate::options::{parse_align, parse_size};
 
@@ -108,8 +108,8 @@ fn check_offsets(file: &PlanFile, capacity: Option<u64>, align: u64) -> Result<b
             if placed[i].offset % a != 0 {
                 misaligned += 1;
                 findings.push(format!(
-                    "{}: buffer {} at offset {} is not a multiple of its alignment, {a} bytes{place}",
-                    shown.at(i), shown.describe(i), placed[i].offset
+                    "{}: buffer {} at offset {} is not a multiple of its alignment, {}{place}",
+                    shown.at(i), shown.describe(i), placed[i].offset, words::bytes(a)
                 ));
             }
             let cap = problem.regions[r].capacity;
@@ -117,8 +117,8 @@ fn check_offsets(file: &PlanFile, capacity: Option<u64>, align: u64) -> Result<b
             if end > u128::from(cap) {
                 outside += 1;
                 findings.push(format!(
-                    "{}: buffer {} ends at byte {end}, past the capacity of {cap} bytes{place} (over by {})",
-                    shown.at(i), shown.describe(i), end - u128::from(cap)
+                    "{}: buffer {} ends at byte {end}, past the capacity of {}{place} (over by {})",
+                    shown.at(i), shown.describe(i), words::bytes(cap), end - u128::from(cap)
                 ));
             }
         }
@@ -132,11 +132,10 @@ fn check_offsets(file: &PlanFile, capacity: Option<u64>, align: u64) -> Result<b
         n => format!("{n} {many}"),
     };
     println!(
-        "{}: {} buffers in {} memory id{}: {}, {}, {}",
+        "{}: {} in {}: {}, {}, {}",
         file.file,
-        problem.buffers.len(),
-        problem.regions.len(),
-        if several { "s" } else { "" },
+        words::count(problem.buffers.len(), "buffer"),
+        words::count(problem.regions.len(), "memory id"),
         count(overlaps, "overlapping pair", "overlapping pairs"),
         count(misaligned, "misaligned offset", "misaligned offsets"),
         count(outside, "buffer out of bounds", "buffers out of bounds"),

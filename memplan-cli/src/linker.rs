@@ -66,9 +66,11 @@ pub fn run(args: Args) -> Result<bool, String> {
     let all_planned = fragment.planned == fragment.invocations;
     if !all_planned {
         eprintln!(
-            "memplan linker: {} of {} invocations have errors and are left out; `memplan check` prints them",
+            "memplan linker: {} of {} {} errors and {} left out; `memplan check` prints them",
             fragment.invocations - fragment.planned,
-            fragment.invocations
+            crate::words::count(fragment.invocations, "invocation"),
+            if fragment.invocations - fragment.planned == 1 { "has" } else { "have" },
+            if fragment.invocations - fragment.planned == 1 { "is" } else { "are" },
         );
     }
     Ok(all_planned)

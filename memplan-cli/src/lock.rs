@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use clap::Args as ClapArgs;
 use memplan_lang::driver::{Options, check_file, package_root};
 use memplan_lang::lock::{self, Entry, FILE_NAME, Lookup};
-use memplan_planner::Strategy;
+use memplan_planner::{Placement, Problem, Strategy};
 
 use crate::diagnostic::render;
 
@@ -87,9 +87,12 @@ pub fn run(args: Args) -> Result<bool, String> {
         check: args.check,
     };
     let mut entries: Vec<Entry> = Vec::new();
+    // The key of every invocation whose module header reads, with an entry or not.
+    let mut invoked: Vec<String> = Vec::new();
     let mut ok = true;
     let mut stale = Vec::new();
     // A lock file that already holds debug-canary entries keeps them up to date.
+    let file_exists = lock_path.exists();
     let existing = std::fs::read_to_string(&lock_path)
         .ok()
         .and_then(|text| lock::parse(&text).ok())
@@ -107,23 +110,32 @@ pub fn run(args: Args) -> Result<bool, String> {
             no_lock: true,
             ..options.clone()
         };
-        for (file, outcomes) in files.iter().zip(lock_all(&files, &options, &search, mode, args.threads)) {
+        let all = lock_all(&files, &options, &search, mode, &existing, args.threads);
+        for (file, outcomes) in files.iter().zip(all) {
             for o in outcomes? {
                 for e in &o.errors {
                     eprintln!("{e}");
                     ok = false;
                 }
-                match (o.entry, o.key) {
-                    (Some(e), _) => entries.push(e),
-                    (None, Some(key)) if mode.check => stale.push(format!(
-                        "{}: plan `{key}` has no fresh entry in {}",
-                        file.display(),
-                        lock_path.display()
-                    )),
+                invoked.extend(o.key.clone());
+                match (o.entry, o.key, o.why) {
+                    (Some(e), _, _) => entries.push(e),
+                    // Without a lock file, one line says so (below), not one per plan.
+                    (None, Some(key), Some(why)) if mode.check && file_exists => {
+                        stale.push(format!("{}: plan `{key}` {why}", file.display()));
+                    }
                     _ => {}
                 }
             }
         }
+    }
+    if mode.check && !file_exists {
+        println!(
+            "{}: no such file: `memplan lock` writes it ({} to lock)",
+            lock_path.display(),
+            plans(invoked.len())
+        );
+        return Ok(false);
     }
     let mut keys: Vec<&str> = entries.iter().map(|e| e.key.as_str()).collect();
     keys.sort_unstable();
@@ -134,13 +146,14 @@ pub fn run(args: Args) -> Result<bool, String> {
         ));
     }
     if mode.check {
+        invoked.sort_unstable();
         for e in existing {
-            if keys.binary_search(&e.key.as_str()).is_err() {
+            if invoked.binary_search(&e.key).is_err() {
                 stale.push(format!(
-                    "{}: plan `{}` (line {}) is no invocation of {}",
+                    "{}:{}: the entry of plan `{}` is for no memory_plan! invocation in {}",
                     lock_path.display(),
-                    e.key,
                     e.line,
+                    e.key,
                     paths_shown(&paths)
                 ));
             }
@@ -184,6 +197,9 @@ struct Outcome {
     entry: Option<Entry>,
     /// Its errors, rendered (`FILE:LINE:COLUMN`).
     errors: Vec<String>,
+    /// With `check`, why it has no fresh entry (after the plan's key: `has no entry in
+    /// memplan.lock`).
+    why: Option<String>,
 }
 
 /// One file's outcomes, or why it cannot be read.
@@ -196,7 +212,13 @@ fn kept(c: &memplan_lang::Checked) -> bool {
 
 /// The invocations of `file`: with the lock (`options`) unless `mode.update`, and those
 /// without a fresh entry planned again (`search`) unless `mode.check`.
-fn lock_file(file: &Path, options: &Options, search: &Options, mode: Mode) -> Result<Vec<Outcome>, String> {
+fn lock_file(
+    file: &Path,
+    options: &Options,
+    search: &Options,
+    mode: Mode,
+    existing: &[Entry],
+) -> Result<Vec<Outcome>, String> {
     let locked = if mode.update {
         None
     } else {
@@ -211,10 +233,14 @@ fn lock_file(file: &Path, options: &Options, search: &Options, mode: Mode) -> Re
         let locked = locked.map(|l| l.invocations).unwrap_or_default();
         return Ok(locked
             .iter()
-            .map(|c| Outcome {
-                key: key(c),
-                entry: fresh_entry(c),
-                errors: c.diagnostics().iter().map(|d| render(file, d)).collect(),
+            .map(|c| {
+                let entry = fresh_entry(c);
+                Outcome {
+                    key: key(c),
+                    why: entry.is_none().then(|| not_fresh(c, existing)),
+                    entry,
+                    errors: c.diagnostics().iter().map(|d| render(file, d)).collect(),
+                }
             })
             .collect());
     }
@@ -232,6 +258,7 @@ fn lock_file(file: &Path, options: &Options, search: &Options, mode: Mode) -> Re
                 key: Some(e.key.clone()),
                 entry: Some(e),
                 errors: Vec::new(),
+                why: None,
             });
             continue;
         }
@@ -241,18 +268,110 @@ fn lock_file(file: &Path, options: &Options, search: &Options, mode: Mode) -> Re
             key: key(c),
             entry,
             errors: c.diagnostics().iter().map(|d| render(file, d)).collect(),
+            why: None,
         });
     }
     Ok(out)
 }
 
+/// Why the invocation `c` has no fresh entry, after `plan `KEY``: no entry, a stale one
+/// (and what changed, where the entry tells), or one that does not validate.
+fn not_fresh(c: &memplan_lang::Checked, existing: &[Entry]) -> String {
+    match c.lock() {
+        Lookup::NoFile(path) => format!("is not locked: there is no {}", path_name(path)),
+        Lookup::Missing(path) => format!("has no entry in {}", path_name(path)),
+        Lookup::Stale(path) => {
+            let entry = c
+                .lock_key()
+                .and_then(|key| existing.iter().find(|e| e.key == key));
+            let line = entry.map_or(String::new(), |e| format!(" (line {})", e.line));
+            let changed = match (entry, c.problem()) {
+                (Some(e), Some(problem)) => changed(e, &problem),
+                _ => None,
+            };
+            format!(
+                "has a stale entry in {}{line}: {}",
+                path_name(path),
+                changed.unwrap_or_else(|| UNKNOWN_CHANGE.to_string())
+            )
+        }
+        Lookup::Fresh(path, _) => format!(
+            "has an entry in {} with its fingerprint, but the entry's offsets do not validate (the errors above)",
+            path_name(path)
+        ),
+        Lookup::Off => "is not looked up in the lock file: the invocation has errors (above)".to_string(),
+    }
+}
+
+/// The stale reason when the entry's names agree with the invocation: the fingerprint is a
+/// hash, so which of its parts changed is not known.
+const UNKNOWN_CHANGE: &str = "the fingerprint differs, so a buffer's size, alignment, lifetime, pinned offset or in-place source, a region's capacity or alignment, the invocation's strategy or memplan's planning rules changed (the entry keeps only a hash of them, not which)";
+
+/// What changed between the stale entry `e` and the invocation's `problem`, where the
+/// entry tells it (its region and buffer names, each buffer's region); `None` when they
+/// agree.
+fn changed(e: &Entry, problem: &Problem) -> Option<String> {
+    let was: Vec<&str> = e.regions.iter().map(|r| r.name.as_str()).collect();
+    let now: Vec<&str> = problem.regions.iter().map(|r| r.name.as_str()).collect();
+    if was != now {
+        return Some(format!(
+            "the regions changed: the entry has {}, the invocation {}",
+            names(&was),
+            names(&now)
+        ));
+    }
+    let was: Vec<&str> = e.buffers.iter().map(|b| b.name.as_str()).collect();
+    let now: Vec<&str> = problem.buffers.iter().map(|b| b.name.as_str()).collect();
+    if was != now {
+        let added: Vec<&str> = now.iter().copied().filter(|n| !was.contains(n)).collect();
+        let removed: Vec<&str> = was.iter().copied().filter(|n| !now.contains(n)).collect();
+        let mut parts = Vec::new();
+        if !added.is_empty() {
+            parts.push(format!("{} added", names(&added)));
+        }
+        if !removed.is_empty() {
+            parts.push(format!("{} removed", names(&removed)));
+        }
+        if parts.is_empty() {
+            parts.push("the same buffers in another order".to_string());
+        }
+        return Some(format!("the buffers changed: {}", parts.join(", ")));
+    }
+    for (b, locked) in problem.buffers.iter().zip(&e.buffers) {
+        if let Placement::In(r) = b.placement
+            && problem.regions[r].name != locked.region
+        {
+            return Some(format!(
+                "buffer `{}` moved from region `{}` to `{}`",
+                b.name, locked.region, problem.regions[r].name
+            ));
+        }
+    }
+    None
+}
+
+/// Names in backquotes, at most five and a count of the rest: `` `a`, `b` and 3 more ``.
+fn names(list: &[&str]) -> String {
+    if list.is_empty() {
+        return "none".to_string();
+    }
+    let shown: Vec<String> = list.iter().take(5).map(|n| format!("`{n}`")).collect();
+    let mut s = shown.join(", ");
+    if list.len() > 5 {
+        s.push_str(&format!(" and {} more", list.len() - 5));
+    }
+    s
+}
+
+/// The lock file's name as the messages show it.
+fn path_name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
 /// `1 plan`, `3 plans`.
 fn plans(n: usize) -> String {
-    if n == 1 {
-        "1 plan".to_string()
-    } else {
-        format!("{n} plans")
-    }
+    crate::words::count(n, "plan")
 }
 
 fn paths_shown(paths: &[PathBuf]) -> String {
@@ -306,6 +425,7 @@ fn lock_all(
     options: &Options,
     search: &Options,
     mode: Mode,
+    existing: &[Entry],
     threads: u64,
 ) -> Vec<FileOutcome> {
     let results: Vec<Mutex<Option<FileOutcome>>> =
@@ -315,7 +435,7 @@ fn lock_all(
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(file) = files.get(i) else { break };
-            let r = lock_file(file, options, search, mode);
+            let r = lock_file(file, options, search, mode, existing);
             if let Ok(mut slot) = results[i].lock() {
                 *slot = Some(r);
             }

@@ -14,6 +14,7 @@ use crate::input::{self, Loaded};
 use crate::options::{Offsets, OutputFormat, ProblemArgs};
 use crate::planned::Planned;
 use crate::progress;
+use crate::words::{self, bytes, count};
 use memplan_planner::files::{Format, read_model, write_model_plan};
 
 use crate::stats::{self, RegionStats};
@@ -40,8 +41,8 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: OutputFormat,
-    /// How many of the buffers live at the peak step to list, largest first. Default:
-    /// every one.
+    /// How many of the buffers live at the peak step to list, largest first (0: none, the
+    /// peak line alone). Default: every one.
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
     /// For a model (.tflite, .pte): also write a copy of it with memplan's plan in the
@@ -102,12 +103,31 @@ fn write_back(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) ->
     let written = write_model_plan(&bytes, &model, &offsets, arena).map_err(|e| e.to_string())?;
     std::fs::write(out, &written).map_err(|e| format!("{}: {e}", out.display()))?;
     Ok(format!(
-        "wrote {}: {} tensors at memplan's offsets in an arena of {arena} bytes{}",
+        "wrote {}: {} at memplan's offsets in an arena of {}{}",
         out.display(),
-        model.tensors.len(),
+        tensors_in_buffers(&model.buffer_tensors()),
+        words::bytes(arena),
         p.file_bytes
-            .map_or(String::new(), |b| format!(" (the file's own plan: {b} bytes)"))
+            .map_or(String::new(), |b| format!(" (the file's own plan: {})", words::bytes(b)))
     ))
+}
+
+/// The planned tensors of a model written with `--write`, as buffers: `5 tensors`, one
+/// buffer each, or `70 tensors in 50 buffers (32 tensors in 12 groups that the file puts
+/// on the same bytes, one buffer a group)`.
+fn tensors_in_buffers(buffers: &[Vec<usize>]) -> String {
+    let tensors: usize = buffers.iter().map(Vec::len).sum();
+    let groups: Vec<usize> = buffers.iter().map(Vec::len).filter(|&n| n > 1).collect();
+    if groups.is_empty() {
+        return count(tensors, "tensor");
+    }
+    format!(
+        "{} in {} ({} in {} that the file puts on the same bytes, one buffer a group)",
+        count(tensors, "tensor"),
+        count(buffers.len(), "buffer"),
+        count(groups.iter().sum(), "tensor"),
+        count(groups.len(), "group"),
+    )
 }
 
 /// The strategy as a report says it: `optimal(nodes = 38000)`, or that the offsets are the
@@ -124,7 +144,7 @@ fn bytes_or_unbounded(p: &Planned, r: usize) -> String {
     if p.unbounded(r) {
         "unbounded".to_string()
     } else {
-        format!("{} bytes", p.problem.regions[r].capacity)
+        bytes(p.problem.regions[r].capacity)
     }
 }
 
@@ -160,8 +180,8 @@ fn pools_text(s: &mut String, p: &Planned) {
             .map_or(String::new(), |m| format!(", in memory {m}"));
         let _ = writeln!(
             s,
-            "  {:<16} {} bytes (aligned to {}{memory})",
-            pool.name, pool.bytes, pool.align
+            "  {:<16} {} (aligned to {}{memory})",
+            pool.name, bytes(pool.bytes), pool.align
         );
     }
 }
@@ -172,11 +192,11 @@ fn region_text(s: &mut String, p: &Planned, r: usize, st: &RegionStats, top: usi
     let _ = writeln!(s, "\nregion `{}` (memory id {})", p.problem.regions[r].name, p.ids[r]);
     let rows = [
         ("capacity", bytes_or_unbounded(p, r)),
-        ("planned", format!("{} bytes", rp.planned_bytes)),
-        ("lower bound", format!("{} bytes (the most bytes live at one step)", rp.lower_bound)),
-        ("planned / bound", format!("{ratio} (waste {} bytes)", st.waste)),
-        ("alignment", format!("{} bytes", rp.align)),
-        ("padding", format!("{} bytes (kept empty below buffers by their alignment)", st.padding)),
+        ("planned", bytes(rp.planned_bytes)),
+        ("lower bound", format!("{} (the most bytes live at one step)", bytes(rp.lower_bound))),
+        ("planned / bound", format!("{ratio} (waste {})", bytes(st.waste))),
+        ("alignment", bytes(rp.align)),
+        ("padding", format!("{} (kept empty below buffers by their alignment)", bytes(st.padding))),
         ("proven optimal", if rp.proven_optimal { "yes" } else { "no" }.to_string()),
         ("search nodes", match (p.given, p.plan.strategy.nodes()) {
             (false, Some(budget)) => format!("{} (budget {budget})", rp.search_nodes),
@@ -189,20 +209,27 @@ fn region_text(s: &mut String, p: &Planned, r: usize, st: &RegionStats, top: usi
     }
     if let Some(fb) = p.file_bytes {
         let x = (rp.lower_bound > 0).then(|| format!(" ({:.4} x the bound)", fb as f64 / rp.lower_bound as f64));
-        let _ = writeln!(s, "  {:<16} {fb} bytes{}", "file's offsets", x.unwrap_or_default());
+        let _ = writeln!(s, "  {:<16} {}{}", "file's offsets", bytes(fb), x.unwrap_or_default());
     }
     let Some(step) = rp.peak_step else {
         let _ = writeln!(s, "  {:<16} none: no bytes are live", "peak");
         return;
     };
     let shown = &st.at_peak[..top.min(st.at_peak.len())];
+    let live = format!(
+        "step {step}: {} in {}",
+        bytes(rp.lower_bound),
+        count(st.at_peak.len(), "live buffer")
+    );
+    if shown.is_empty() {
+        // `--top 0`: the peak without its list.
+        let _ = writeln!(s, "  {:<16} {live}", "peak");
+        return;
+    }
     let _ = writeln!(
         s,
-        "  {:<16} step {step}: {} bytes in {} live buffer{}; {}:",
+        "  {:<16} {live}; {}:",
         "peak",
-        rp.lower_bound,
-        st.at_peak.len(),
-        if st.at_peak.len() == 1 { "" } else { "s" },
         if shown.len() < st.at_peak.len() {
             format!("the largest {}", shown.len())
         } else {

@@ -110,8 +110,8 @@ pub fn plan(
     show: bool,
 ) -> Result<Plan, Vec<String>> {
     let label = format!(
-        "planning `{title}` ({} buffers, {strategy})",
-        problem.buffers.len()
+        "planning `{title}` ({}, {strategy})",
+        crate::words::count(problem.buffers.len(), "buffer")
     );
     match progress::spin(&label, show, || plan_validated(problem, strategy)) {
         Ok(plan) => Ok(plan),

@@ -181,7 +181,7 @@ fn bytes_label(v: u64) -> String {
             return format!("{v} bytes ({rounded})");
         }
     }
-    format!("{v} bytes")
+    crate::words::bytes(v)
 }
 
 /// The font size of the buffers' names, and the width of one of its characters at most
@@ -265,8 +265,8 @@ fn panel(s: &mut String, p: &Planned, r: usize, y0: f64, time: &TimeAxis) {
         "<g id=\"region-{r}\"><text x=\"{px}\" y=\"{}\" font-size=\"15\">{}</text>",
         y0 + 28.0,
         escape(&format!(
-            "memory plan `{}`, region `{name}` (memory id {}): {} buffers, planned {} bytes, lower bound {} bytes",
-            p.title, p.ids[r], members.len(), rp.planned_bytes, rp.lower_bound
+            "memory plan `{}`, region `{name}` (memory id {}): {}, planned {}, lower bound {}",
+            p.title, p.ids[r], crate::words::count(members.len(), "buffer"), crate::words::bytes(rp.planned_bytes), crate::words::bytes(rp.lower_bound)
         ))
     );
     let _ = writeln!(s, "<rect x=\"{px}\" y=\"{py}\" width=\"{PLOT_W}\" height=\"{PLOT_H}\" fill=\"#f7f7f7\" stroke=\"#888\"/>");
@@ -285,8 +285,8 @@ fn panel(s: &mut String, p: &Planned, r: usize, y0: f64, time: &TimeAxis) {
             s,
             "<rect id=\"buf-{r}-{i}\" class=\"buffer\" x=\"{x:.2}\" y=\"{y:.2}\" width=\"{w:.2}\" height=\"{h:.2}\" fill=\"{fill}\" stroke=\"{stroke}\" stroke-width=\"0.3\"><title>{}</title></rect>",
             escape(&format!(
-                "{}: {} bytes at offset {}, live {}..={}",
-                b.name, b.size, p.plan.buffers[i].offset, b.lifetime.first, b.lifetime.last
+                "{}: {} at offset {}, live {}..={}",
+                b.name, crate::words::bytes(b.size), p.plan.buffers[i].offset, b.lifetime.first, b.lifetime.last
             ))
         );
         if b.size > 0 && label_fits(&b.name, w, h) {

@@ -285,3 +285,124 @@ fn a_model_s_own_plan_passes_and_a_moved_offset_names_both_tensors() {
         assert!(stdout.contains("1 overlapping pair"), "{stdout}");
     }
 }
+
+/// A count of one is singular: Vela's person_detect puts its four planned tensors on the
+/// same bytes (one group, counted here from the model reader's groups): `1 buffer`.
+#[test]
+fn one_buffer_is_one_buffer() {
+    use memplan_planner::files::read_model;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/data/tflite/person_detect_vela.tflite");
+    let (_, model) = read_model(&path).unwrap();
+    let grouped: usize = model.alias_groups.iter().map(|g| g.members.len()).sum();
+    assert_eq!(model.tensors.len() - grouped + model.alias_groups.len(), 1);
+    let shown = path.display().to_string();
+    let out = memplan(&["check", &shown]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!(
+            "{shown}: 1 buffer in 1 memory id: no overlapping pair, no misaligned offset, no buffer out of bounds\n"
+        )
+    );
+}
+
+/// `--write` counts the tensors it writes and the buffers they make: a .pte's alias groups
+/// (tensors the file puts on the same bytes) are one buffer each, counted here from the
+/// model reader's groups; a .tflite without groups has one buffer a tensor.
+#[test]
+fn write_counts_tensors_and_the_buffers_they_share() {
+    use memplan_planner::files::read_model;
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/data");
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let pte = models.join("pte/transformer_encoder.pte");
+    let (_, model) = read_model(&pte).unwrap();
+    let tensors = model.tensors.len();
+    let grouped: usize = model.alias_groups.iter().map(|g| g.members.len()).sum();
+    let groups = model.alias_groups.len();
+    let buffers = tensors - grouped + groups;
+    assert!(groups > 1 && buffers < tensors);
+    let out_file = tmp.join("encoder_written.pte");
+    let out = memplan(&[
+        "plan",
+        &pte.display().to_string(),
+        "--write",
+        &out_file.display().to_string(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let last = stdout.lines().last().unwrap();
+    assert!(
+        last.starts_with(&format!(
+            "wrote {}: {tensors} tensors in {buffers} buffers ({grouped} tensors in {groups} groups that the file puts on the same bytes, one buffer a group) at memplan's offsets in an arena of ",
+            out_file.display()
+        )),
+        "{last}"
+    );
+    // The report above it plans the same buffers.
+    assert!(
+        stdout.contains(&format!("(.pte program, {buffers} buffers)")),
+        "{stdout}"
+    );
+
+    let tflite = models.join("tflite/person_detect.tflite");
+    let (_, model) = read_model(&tflite).unwrap();
+    assert!(model.alias_groups.is_empty());
+    let out_file = tmp.join("person_detect_written.tflite");
+    let out = memplan(&[
+        "plan",
+        &tflite.display().to_string(),
+        "--write",
+        &out_file.display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let last = stdout.lines().last().unwrap();
+    assert!(
+        last.starts_with(&format!(
+            "wrote {}: {} tensors at memplan's offsets in an arena of ",
+            out_file.display(),
+            model.tensors.len()
+        )),
+        "{last}"
+    );
+}
+
+/// The README's `memplan check resnet18_moved.csv` example, exactly: the file made as its
+/// `sed` line makes it (line 3's offset 0 replaced by 3211264), checked by its bare name.
+#[test]
+fn the_readme_s_moved_offset_example_is_the_real_output() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let sed = "$ sed '3s/^aten_convolution_default,1,0,/aten_convolution_default,1,3211264,/' resnet18_greedy.csv > /tmp/resnet18_moved.csv\n";
+    let command = "$ cd /tmp && memplan check resnet18_moved.csv\n";
+    let at = readme
+        .find(&format!("{sed}{command}"))
+        .expect("the README's example")
+        + sed.len()
+        + command.len();
+    let shown = &readme[at..at + readme[at..].find("```").unwrap()];
+    let original = std::fs::read_to_string(data().join("resnet18_greedy.csv")).unwrap();
+    let mut lines: Vec<String> = original.lines().map(str::to_string).collect();
+    lines[2] = lines[2].replacen(
+        "aten_convolution_default,1,0,",
+        "aten_convolution_default,1,3211264,",
+        1,
+    );
+    assert_ne!(lines[2], original.lines().nth(2).unwrap());
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readme-moved");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("resnet18_moved.csv"), lines.join("\n") + "\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memplan"))
+        .args(["check", "resnet18_moved.csv"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), shown);
+}

@@ -88,7 +88,7 @@ fn linker_leaves_out_an_invocation_with_errors_and_exits_1() {
         text(&out.stdout)
     );
     assert!(
-        text(&out.stderr).contains("1 of 1 invocations have errors"),
+        text(&out.stderr).contains("1 of 1 invocation has errors and is left out;"),
         "{}",
         text(&out.stderr)
     );

@@ -104,6 +104,18 @@ fn the_default_strategy_meets_the_bound() {
     assert!(r.ends_with("    a           100 bytes  at           64  live 0..=1\n    b            64 bytes  at            0  live 1..=2\n    and 1 more\n"), "{r}");
 }
 
+/// `--top 0` lists none of the peak's buffers: the peak line alone, no `and 3 more`.
+#[test]
+fn top_zero_prints_the_peak_without_a_list() {
+    let r = plan(&["--top", "0"]);
+    assert_eq!(row(&r, "peak"), "step 1: 164 bytes in 3 live buffers");
+    assert!(
+        r.ends_with("  peak             step 1: 164 bytes in 3 live buffers\n"),
+        "{r}"
+    );
+    assert!(!r.contains("more"), "{r}");
+}
+
 #[test]
 fn the_json_report_has_the_same_figures_and_the_plan_s_offsets() {
     let j: serde_json::Value =

@@ -125,7 +125,9 @@ use proc_macro::TokenStream;
 /// u64 i64 u128 i128 f32 f64`, or `[T; N] as B bytes` (with `align A`) for a user type: the
 /// macro then asserts at compile time, on the actual target, that `[T; N]` fits in `B`
 /// bytes, that `T`'s alignment is at most `A`, and that `T` is plain data
-/// (`bytemuck::Pod`), since planned bytes are reused across buffers. Size arithmetic is
+/// (`bytemuck::Pod`), since planned bytes are reused across buffers (derive it with your
+/// own `bytemuck` dependency, version 1 with the `derive` feature: the runtime does not
+/// re-export it). Size arithmetic is
 /// checked: it never wraps.
 ///
 /// Doc comments and attributes on the module, regions and buffers pass through to the

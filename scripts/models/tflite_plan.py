@@ -167,13 +167,15 @@ def with_offline_plan(data: bytes, offsets: list[int]) -> bytes:
     return pack(model)
 
 
-def naive_offsets(data: bytes) -> list[int]:
-    """A valid offline plan: every tensor TFLM plans gets bytes of its own, end to end."""
+def naive_offsets(data: bytes, reverse: bool = False) -> list[int]:
+    """A valid offline plan: every tensor TFLM plans gets bytes of its own, end to end, in
+    tensor order (the last planned tensor first with `reverse`)."""
     model = load(data)
     total = sum(len(sg.tensors) for sg in model.subgraphs)
     offsets = [ONLINE] * total
     at = 0
-    for g, si, ti in planned_tensors(model):
+    planned = planned_tensors(model)
+    for g, si, ti in reversed(planned) if reverse else planned:
         offsets[g] = at
         at += align_up(tensor_bytes(model.subgraphs[si].tensors[ti]))
     return offsets

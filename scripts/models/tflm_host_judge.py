@@ -1,4 +1,4 @@
-"""TFLM built for the host from its own sources judges a written person_detect .tflite.
+"""TFLM built for the host from its own sources judges a written .tflite model.
 
     python tflm_host_judge.py ORIGINAL.tflite WRITTEN.tflite [--tflm-run PATH] [--arena-size BYTES]
     python tflm_host_judge.py --self-test MODEL.tflite [MODEL.tflite ...] [--tflm-run PATH]
@@ -6,12 +6,17 @@
 The runtime is `tflm_run` (tflm_host/tflm_run.cc linked against TFLM's MicroInterpreter,
 compiled by tflm_host/build.sh from the tflite-micro sources; default
 target/tflm-host/tflm_run), not the `tflite-micro` wheel that tflm_judge.py runs. It runs
-each model on TFLM's two person-detection test images (model_inputs.tflm_image: the int8
-bytes person_detection_test.cc copies into the input), on one interpreter, in the order
-the test runs them (person, then no_person), with the operators that test registers.
+each model on one interpreter, on fixed inputs: a model whose only input is person
+detection's 1x96x96x1 int8 gets TFLM's two person-detection test images
+(model_inputs.tflm_image: the int8 bytes person_detection_test.cc copies into the input), in
+the order the test runs them (person, then no_person); any other model gets three seeded
+input sets (model_inputs.seeded, sets 0, 1, 2, each input's shape and type read from the
+model), as tflm_judge.py feeds them. tflm_run registers the operators of every committed
+model TFLM has kernels for (person_detection_test.cc's five, FULLY_CONNECTED, ADD).
 
 It requires:
-- every output byte identical, on both images, between the original and the written model;
+- every output byte identical, on every input set, between the original and the written
+  model;
 - TFLM's head (RecordingMicroAllocator's non-persistent bytes, where the planned tensors
   live) equal to the written offline plan's extent (max offset + size, sizes rounded to 16
   as TFLM rounds them): TFLM puts every tensor that has an offline offset at that offset
@@ -22,7 +27,8 @@ It requires:
   reference in examples/data/tflite/person_detect_expected.txt (LiteRT's reference kernels,
   and the tflite-micro wheel).
 
-It prints, per model: the scores, the output bytes, arena_used_bytes(), head, tail, total.
+It prints, per model: the scores (person detection), the output bytes, arena_used_bytes(),
+head, tail, total.
 The TFLM helpers this script uses to read and write a model's offline plan
 (tflite_plan.py) read flatbuffers with the wheel's generated schema module; nothing of the
 wheel runs a model here.
@@ -33,9 +39,13 @@ refuses the written model but runs the original; 3 when it refuses the original 
 `--self-test MODEL...` checks the judge itself on each MODEL (one tflm_run cannot run, for
 want of its operators, is skipped and says so): an exact copy must pass (no offline plan: the
 head is TFLM's own greedy plan); a copy with an offline plan of our own that gives every
-planned tensor its own bytes must pass with TFLM's head equal to that larger extent (TFLM
-took it); a copy whose plan moves one tensor onto another live at the same operator must
-fail (outputs changed, or the model refused).
+planned tensor its own bytes, end to end, must pass, with TFLM's head equal to that extent
+and every planned tensor at that plan's offset, and that plan must differ from TFLM's own
+(so the offset comparison fails on TFLM's own offsets): in tensor order, or, where TFLM's
+own plan is that one, in reverse tensor order; its extent must be above TFLM's own head
+unless TFLM's own plan already gives every planned tensor its own bytes (then no plan
+without gaps is larger, and the test says so); a copy whose plan moves one tensor onto
+another live at the same operator must fail (outputs changed, or the model refused).
 """
 
 from __future__ import annotations
@@ -47,6 +57,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import model_inputs  # noqa: E402
 import tflite_plan  # noqa: E402
@@ -57,17 +69,48 @@ DEFAULT_ARENA = 1 << 20
 PERSON_DETECT = REPO / "examples/data/tflite/person_detect.tflite"
 EXPECTED = REPO / "examples/data/tflite/person_detect_expected.txt"
 IMAGES = ("person", "no_person")  # the order person_detection_test.cc runs them
+SEEDED_SETS = 3  # as tflm_judge.py
+# numpy dtypes of the schema's TensorType names, for the seeded inputs.
+DTYPES = {"INT8": np.int8, "UINT8": np.uint8, "INT16": np.int16, "INT32": np.int32,
+          "INT64": np.int64, "FLOAT32": np.float32, "BOOL": np.bool_}
 
 
 class Refused(Exception):
     pass
 
 
-def run(tflm_run: Path, model: Path, arena_size: int, inputs: dict[str, Path]) -> dict:
-    """tflm_run on `model`: {'outputs': {image: [hex per output]}, 'scores': {image: (p, n)},
+def input_sets(data: bytes, tmp: str) -> dict[str, list[Path]]:
+    """The fixed input sets of the model `data`, written into `tmp`: {set name: [a file of
+    input i's bytes, in input order]}. TFLM's two test images for person detection's input,
+    else the seeded sets (the inputs' shapes and types read from the model)."""
+    sg = tflite_plan.load(data).subgraphs[0]
+    names = {v: k for k, v in vars(tflite_plan.schema.TensorType).items() if not k.startswith("_")}
+    specs = [(tuple(int(d) for d in sg.tensors[i].shape), DTYPES[names[sg.tensors[i].type]])
+             for i in sg.inputs]
+    if model_inputs.is_person_input(specs):
+        arrays = {name: [model_inputs.tflm_image(name)] for name in IMAGES}
+    else:
+        arrays = {
+            f"seed{k}": [model_inputs.seeded(shape, t, k, i) for i, (shape, t) in enumerate(specs)]
+            for k in range(SEEDED_SETS)
+        }
+    sets = {}
+    for name, xs in arrays.items():
+        sets[name] = []
+        for i, x in enumerate(xs):
+            f = Path(tmp, f"{name}.{i}.bin")
+            f.write_bytes(x.tobytes())
+            sets[name].append(f)
+    return sets
+
+
+def run(tflm_run: Path, model: Path, arena_size: int, inputs: dict[str, list[Path]]) -> dict:
+    """tflm_run on `model`: {'outputs': {set: [hex per output]}, 'scores': {set: (p, n)},
     'arena_used_bytes', 'head', 'tail', 'total', 'plan': [(size, offset, first, last) per
     buffer TFLM's planner placed, in its order]}."""
-    args = [str(tflm_run), str(model), str(arena_size)] + [f"{k}={v}" for k, v in inputs.items()]
+    args = [str(tflm_run), str(model), str(arena_size)] + [
+        f"{k}={','.join(str(f) for f in v)}" for k, v in inputs.items()
+    ]
     p = subprocess.run(args, capture_output=True, text=True)
     if p.returncode != 0:
         raise Refused(f"tflm_run exit {p.returncode}: {(p.stderr or p.stdout).strip()[-600:]!r}")
@@ -132,13 +175,23 @@ def placed_as_planned(data: bytes, tflm_plan: list) -> tuple[bool, str]:
                   f"with the plan's sizes; {scratch} scratch buffers")
 
 
+def shown(outputs: list[str]) -> list[str]:
+    """Outputs as printed: each in full up to 32 bytes, else its first 16 bytes and its
+    length (the comparison is always of every byte)."""
+    out = []
+    for o in outputs:
+        head, _, hexes = o.rpartition(" ")
+        out.append(o if len(hexes) <= 64 else f"{head} {hexes[:32]}... ({len(hexes) // 2} bytes)")
+    return out
+
+
 def describe(label: str, path: str, data: bytes, r: dict) -> str:
     extent = tflite_plan.plan_extent(data)
     scores = ", ".join(f"{k}: person {p} no_person {n}" for k, (p, n) in r["scores"].items())
     return (
         f"  {label} {path}: head={r['head']} tail={r['tail']} total={r['total']} "
         f"arena_used_bytes={r['arena_used_bytes']}; offline plan extent: "
-        f"{'none' if extent is None else extent}; {scores}"
+        f"{'none' if extent is None else extent}" + (f"; {scores}" if scores else "")
     )
 
 
@@ -147,10 +200,7 @@ def judge(tflm_run: Path, orig_path: str, written_path: str, arena_size: int, qu
     orig, written = Path(orig_path).read_bytes(), Path(written_path).read_bytes()
     say(f"tflm-host: {orig_path} vs {written_path}")
     with tempfile.TemporaryDirectory() as tmp:
-        inputs = {}
-        for name in IMAGES:
-            inputs[name] = Path(tmp, f"{name}.bin")
-            inputs[name].write_bytes(model_inputs.tflm_image(name).tobytes())
+        inputs = input_sets(orig, tmp)
         try:
             a = run(tflm_run, Path(orig_path), arena_size, inputs)
         except Refused as e:
@@ -164,12 +214,12 @@ def judge(tflm_run: Path, orig_path: str, written_path: str, arena_size: int, qu
     say(describe("original", orig_path, orig, a))
     say(describe("written ", written_path, written, b))
     ok = True
-    for name in IMAGES:
-        # An image that printed no output is no agreement.
+    for name in inputs:
+        # An input set that printed no output is no agreement.
         same = bool(a["outputs"][name]) and a["outputs"][name] == b["outputs"][name]
         say(
-            f"  image {name}: outputs {'identical' if same else 'DIFFER'}: original "
-            f"{a['outputs'][name]}, written {b['outputs'][name]}"
+            f"  {'image' if name in IMAGES else 'input'} {name}: outputs {'identical' if same else 'DIFFER'}: original "
+            f"{shown(a['outputs'][name])}, written {shown(b['outputs'][name])}"
         )
         ok &= same
     if orig == PERSON_DETECT.read_bytes():
@@ -233,27 +283,37 @@ def self_test(tflm_run: Path, path: str, arena_size: int) -> int:
             print(f"self-test FAILURE: the exact copy gives {rc}")
             return 1
 
-        inputs = {}
-        for name in IMAGES:
-            inputs[name] = Path(tmp, f"{name}.bin")
-            inputs[name].write_bytes(model_inputs.tflm_image(name).tobytes())
+        inputs = input_sets(data, tmp)
         own = run(tflm_run, Path(path), arena_size, inputs)
 
         offsets = tflite_plan.naive_offsets(data)
         naive = Path(tmp, "naive_plan.tflite")
         naive.write_bytes(tflite_plan.with_offline_plan(data, offsets))
+        # The offset comparison must be able to fail: TFLM's own greedy offsets (the model
+        # without a plan) must not be the spread plan's. Where they are (every planned
+        # tensor already its own bytes, in tensor order), the spread runs the other way.
+        held, why = placed_as_planned(naive.read_bytes(), own["plan"])
+        if held:
+            print(f"self-test {path}: TFLM's own plan is the spread plan in tensor order "
+                  f"({why}); the spread plan is laid out in reverse tensor order instead")
+            offsets = tflite_plan.naive_offsets(data, reverse=True)
+            naive.write_bytes(tflite_plan.with_offline_plan(data, offsets))
+            held, why = placed_as_planned(naive.read_bytes(), own["plan"])
         extent = tflite_plan.plan_extent(naive.read_bytes())
         print(f"self-test {path}: our own offline plan (every tensor its own bytes, extent "
               f"{extent}) must pass with TFLM's head = {extent}, not its own {own['head']}")
         failures += judge(tflm_run, path, str(naive), arena_size) != 0
-        # The offset comparison must be able to fail: TFLM's own greedy offsets (the model
-        # without a plan) are not the spread plan's.
-        held, why = placed_as_planned(naive.read_bytes(), own["plan"])
         print(f"  TFLM's own offsets against the spread plan: {why}")
         if held:
             print("self-test FAILURE: the offset comparison accepts offsets TFLM chose itself")
             failures += 1
-        if extent <= own["head"]:
+        model = tflite_plan.load(data)
+        spread = sum(tflite_plan.align_up(tflite_plan.tensor_bytes(model.subgraphs[si].tensors[ti]))
+                     for _, si, ti in tflite_plan.planned_tensors(model))
+        if own["head"] == spread == extent:
+            print(f"  TFLM's own head {own['head']} already gives every planned tensor its own "
+                  "bytes: no plan without gaps is larger; the offsets above show TFLM took this one")
+        elif extent <= own["head"]:
             print(f"self-test FAILURE: the spread plan's extent {extent} is not above TFLM's "
                   f"own head {own['head']}: it shows nothing")
             failures += 1
@@ -269,7 +329,9 @@ def self_test(tflm_run: Path, path: str, arena_size: int) -> int:
                 print(f"  {desc}: refused ({e})")
                 break
             if r["outputs"] != own["outputs"]:
-                print(f"  {desc}: outputs change: {own['outputs']} -> {r['outputs']}")
+                print(f"  {desc}: outputs change: "
+                      f"{ {k: shown(v) for k, v in own['outputs'].items()} } -> "
+                      f"{ {k: shown(v) for k, v in r['outputs'].items()} }")
                 failures += judge(tflm_run, path, str(bad), arena_size) != 1
                 break
             print(f"  {desc}: outputs unchanged (harmless here), next")

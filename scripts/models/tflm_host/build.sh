@@ -15,11 +15,12 @@
 #   offsets with the model's offline plan); no other code reads that define;
 # - from the source lists of TFLM's `tensorflow/lite/micro/tools/make/sources.inc`, read
 #   from the tree: MICROLITE_CC_BASE_SRCS without MICROLITE_TEST_SRCS (nor any *_test.cc);
-#   of MICROLITE_CC_KERNEL_SRCS, the kernels of the five operators tflm_run registers and
-#   the helpers they call (TFLM_KERNELS=person_detect, the default) or every builtin kernel
-#   (TFLM_KERNELS=all); the signal library's kernels are left out either way (they need
-#   kissfft, and no model here uses them); and the person_detection example's
-#   model_settings.cc (the score indices tflm_run prints).
+#   of MICROLITE_CC_KERNEL_SRCS, the kernels of the seven operators tflm_run registers (the
+#   operators of every committed model TFLM has kernels for) and the helpers they call
+#   (TFLM_KERNELS=models, the default) or every builtin kernel (TFLM_KERNELS=all); the
+#   signal library's kernels are left out either way (they need kissfft, and no model here
+#   uses them); and the person_detection example's model_settings.cc (the score indices
+#   tflm_run prints).
 # Nothing of TFLM is copied into this repository.
 #
 # The four source trees, each a directory (a work tree, not a git directory):
@@ -142,22 +143,24 @@ core=$(
 )
 kernels=$(list_block MICROLITE_CC_KERNEL_SRCS | sort)
 [ "$(wc -l <<<"$kernels")" -gt 50 ] || die "too few kernels read from MICROLITE_CC_KERNEL_SRCS"
-case "${TFLM_KERNELS:-person_detect}" in
+case "${TFLM_KERNELS:-models}" in
   all) ;;
-  person_detect)
-    # The kernel sources of the five operators tflm_run registers (person_detection_test.cc's
-    # AVERAGE_POOL_2D, CONV_2D, DEPTHWISE_CONV_2D, RESHAPE, SOFTMAX) and the kernel helpers
-    # they call, each required to be in MICROLITE_CC_KERNEL_SRCS.
+  models)
+    # The kernel sources of the seven operators tflm_run registers (person_detection_test.cc's
+    # AVERAGE_POOL_2D, CONV_2D, DEPTHWISE_CONV_2D, RESHAPE, SOFTMAX; FULLY_CONNECTED of
+    # hello_world_int8 and micro_speech_quantized; ADD of simple_add_model) and the kernel
+    # helpers they call, each required to be in MICROLITE_CC_KERNEL_SRCS.
     pick=""
-    for k in conv conv_common depthwise_conv depthwise_conv_common pooling pooling_common \
-      reshape reshape_common softmax softmax_common kernel_util micro_tensor_utils; do
+    for k in add add_common conv conv_common depthwise_conv depthwise_conv_common \
+      fully_connected fully_connected_common pooling pooling_common reshape reshape_common \
+      softmax softmax_common kernel_util micro_tensor_utils; do
       f=$(grep -x "tensorflow/lite/micro/kernels/$k.cc" <<<"$kernels") ||
         die "MICROLITE_CC_KERNEL_SRCS has no tensorflow/lite/micro/kernels/$k.cc"
       pick+="$f"$'\n'
     done
     kernels=$(sort <<<"$pick" | sed '/^$/d')
     ;;
-  *) die "TFLM_KERNELS is person_detect or all, not ${TFLM_KERNELS}" ;;
+  *) die "TFLM_KERNELS is models or all, not ${TFLM_KERNELS}" ;;
 esac
 example=tensorflow/lite/micro/examples/person_detection/model_settings.cc
 

@@ -1,15 +1,18 @@
 // Runs a .tflite model in TensorFlow Lite Micro's MicroInterpreter, built for the host
 // from TFLM's own sources by build.sh, and prints what the judge compares.
 //
-//   tflm_run MODEL.tflite ARENA_BYTES NAME=INPUT.bin [NAME=INPUT.bin ...]
+//   tflm_run MODEL.tflite ARENA_BYTES NAME=IN0.bin[,IN1.bin ...] [NAME=... ...]
 //
-// The interpreter is built as TFLM's person_detection_test.cc builds it (the same five
-// operators, from the same registrations), over a RecordingMicroAllocator so that the
-// arena's head (non-persistent: the planned tensors) and tail (persistent) are known.
-// Each INPUT.bin holds exactly the bytes of input 0 (for person detection the int8 image,
-// as the test copies it with `memcpy(input->data.int8, g_person_image_data,
-// input->bytes)`); the inputs are run in the order given, on one interpreter, as the test
-// runs its two images.
+// The interpreter is built over a RecordingMicroAllocator, so that the arena's head
+// (non-persistent: the planned tensors) and tail (persistent) are known, with one resolver
+// for every committed model whose operators TFLM has: person_detection_test.cc's five
+// operators from the same registrations (AVERAGE_POOL_2D, CONV_2D, DEPTHWISE_CONV_2D and
+// SOFTMAX by their _INT8 registrations, RESHAPE), and FULLY_CONNECTED and ADD by their
+// default registrations, as the hello_world and micro_speech examples register them.
+// Each NAME=... is one input set: one file per model input, in the model's input order,
+// each holding exactly that input's bytes (for person detection the int8 image, as the
+// test copies it with `memcpy(input->data.int8, g_person_image_data, input->bytes)`); the
+// sets are run in the order given, on one interpreter, as the test runs its two images.
 //
 // Prints, one fact a line, on stdout:
 //   model PATH bytes N arena_given N
@@ -19,8 +22,10 @@
 //   head N tail N total N                       (the RecordingMicroAllocator's arena)
 // and TFLM's own RecordingMicroAllocator::PrintAllocations() on stderr.
 //
-// Exit status: 0 when every input ran; 2 on a usage or file error; 3 when TFLM refuses the
-// model (schema version, AllocateTensors); 4 when an Invoke fails.
+// Exit status: 0 when every input set ran; 2 on a usage or file error (a set with another
+// number of files than the model has inputs, a file of another size than its input); 3 when
+// TFLM refuses the model (schema version, an operator not registered, AllocateTensors); 4
+// when an Invoke fails.
 
 #include <cstdint>
 #include <cstdio>
@@ -79,7 +84,7 @@ const char* TypeName(TfLiteType t) {
 int main(int argc, char** argv) {
   if (argc < 4) {
     std::fprintf(stderr,
-                 "usage: %s MODEL.tflite ARENA_BYTES NAME=INPUT.bin [NAME=INPUT.bin ...]\n",
+                 "usage: %s MODEL.tflite ARENA_BYTES NAME=IN0.bin[,IN1.bin ...] [NAME=...]\n",
                  argv[0]);
     return 2;
   }
@@ -113,13 +118,18 @@ int main(int argc, char** argv) {
     return 3;
   }
 
-  // person_detection_test.cc's resolver, registration for registration.
-  tflite::MicroMutableOpResolver<5> resolver;
+  // person_detection_test.cc's resolver, registration for registration, and the two
+  // operators the other committed models use: FULLY_CONNECTED (hello_world_int8,
+  // micro_speech_quantized: AddFullyConnected() as their examples add it) and ADD
+  // (simple_add_model).
+  tflite::MicroMutableOpResolver<7> resolver;
   resolver.AddAveragePool2D(tflite::Register_AVERAGE_POOL_2D_INT8());
   resolver.AddConv2D(tflite::Register_CONV_2D_INT8());
   resolver.AddDepthwiseConv2D(tflite::Register_DEPTHWISE_CONV_2D_INT8());
   resolver.AddReshape();
   resolver.AddSoftmax(tflite::Register_SOFTMAX_INT8());
+  resolver.AddFullyConnected();
+  resolver.AddAdd();
 
   tflite::RecordingMicroAllocator* allocator =
       tflite::RecordingMicroAllocator::Create(arena, arena_size);
@@ -132,30 +142,45 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: AllocateTensors failed\n", model_path);
     return 3;
   }
-  TfLiteTensor* input = interpreter.input(0);
-  if (input == nullptr) {
-    std::fprintf(stderr, "%s: no input 0\n", model_path);
+  const size_t n_inputs = interpreter.inputs_size();
+  if (n_inputs == 0) {
+    std::fprintf(stderr, "%s: no inputs\n", model_path);
     return 3;
   }
 
   for (int a = 3; a < argc; ++a) {
     const char* eq = std::strchr(argv[a], '=');
     if (eq == nullptr || eq == argv[a]) {
-      std::fprintf(stderr, "give NAME=INPUT.bin, not %s\n", argv[a]);
+      std::fprintf(stderr, "give NAME=IN0.bin[,IN1.bin ...], not %s\n", argv[a]);
       return 2;
     }
     std::string name(argv[a], eq - argv[a]);
-    std::vector<uint8_t> bytes;
-    if (!ReadFile(eq + 1, &bytes)) {
-      std::fprintf(stderr, "%s: cannot read\n", eq + 1);
+    std::vector<std::string> paths;
+    for (const char* p = eq + 1;;) {
+      const char* comma = std::strchr(p, ',');
+      paths.emplace_back(p, comma == nullptr ? std::strlen(p) : static_cast<size_t>(comma - p));
+      if (comma == nullptr) break;
+      p = comma + 1;
+    }
+    if (paths.size() != n_inputs) {
+      std::fprintf(stderr, "%s: %zu input files, the model has %zu inputs\n", name.c_str(),
+                   paths.size(), n_inputs);
       return 2;
     }
-    if (bytes.size() != input->bytes) {
-      std::fprintf(stderr, "%s: %zu bytes, input 0 takes %zu\n", eq + 1, bytes.size(),
-                   input->bytes);
-      return 2;
+    for (size_t i = 0; i < n_inputs; ++i) {
+      TfLiteTensor* input = interpreter.input(i);
+      std::vector<uint8_t> bytes;
+      if (paths[i].empty() || !ReadFile(paths[i].c_str(), &bytes)) {
+        std::fprintf(stderr, "%s: cannot read\n", paths[i].c_str());
+        return 2;
+      }
+      if (bytes.size() != input->bytes) {
+        std::fprintf(stderr, "%s: %zu bytes, input %zu takes %zu\n", paths[i].c_str(),
+                     bytes.size(), i, input->bytes);
+        return 2;
+      }
+      std::memcpy(input->data.raw, bytes.data(), input->bytes);
     }
-    std::memcpy(input->data.raw, bytes.data(), input->bytes);
     if (interpreter.Invoke() != kTfLiteOk) {
       std::fprintf(stderr, "%s: Invoke failed on %s\n", model_path, name.c_str());
       return 4;

@@ -367,9 +367,12 @@ impl Lookup {
         }
     }
 
-    /// A line for `memplan check` and the `REPORT`, when the lock is stale.
+    /// A line for `memplan check` and the `REPORT`, when the lock is stale or used.
     pub fn note(&self, key: &str) -> Option<String> {
         match self {
+            Lookup::Fresh(..) => Some(format!(
+                "lock: the offsets are the entry of `{key}` in {FILE_NAME}, validated: no search ran in this build (nodes 0; `optimal` is what `memplan lock` proved)\n"
+            )),
             Lookup::Stale(_) => Some(format!(
                 "lock: the entry of `{key}` in {FILE_NAME} is stale (the plan's inputs changed since `memplan lock`): planned again; run `memplan lock` to update it\n"
             )),

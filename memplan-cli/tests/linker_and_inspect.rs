@@ -404,7 +404,7 @@ fn inspect_reads_a_description_of_version_2() {
     let elf = dir.join("firmware.elf");
     let record: String = String::from_utf8(info_record(&dir))
         .unwrap()
-        .replace("memplan-plan 3", "memplan-plan 2")
+        .replace("memplan-plan 4", "memplan-plan 2")
         .lines()
         .filter(|l| !l.starts_with("pool "))
         .map(|l| format!("{l}\n"))

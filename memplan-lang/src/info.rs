@@ -7,27 +7,30 @@
 //! device, and `memplan inspect` reads it back ([`PlanInfo::decode_all`]), as defmt keeps
 //! its interned strings in a non-loaded section.
 //!
-//! # Encoding (version 3)
+//! # Encoding (version 4)
 //!
 //! Text, one record per plan, fields separated by single spaces, names percent-encoded
 //! (every byte outside `[A-Za-z0-9_.-]` as `%XX`):
 //!
 //! ```text
-//! memplan-plan 3
+//! memplan-plan 4
 //! plan NAME PACKAGE
 //! strategy NAME NODES|-
 //! source NAME BYTES SHA256
 //! region NAME CAPACITY PLANNED LOWER_BOUND PEAK|- ALIGN OPTIMAL(0|1) NODES MEMORY|-
 //! pool NAME BYTES ALIGN MEMORY|-
 //! buffer NAME REGION OFFSET SIZE FIRST LAST
+//! note TEXT
 //! end
 //! ```
 //!
 //! A `source` line per plan file or model the plan was read from (its length in bytes
 //! and its SHA-256), a `pool` line per bump pool of the manager (`constant`, `runtime`,
-//! `temp`). Records follow each other in the section, perhaps with NUL bytes between them
-//! (the statics' alignment). A reader also takes version 2 (the same without `pool`
-//! lines) and version 1 (without `source` lines either), and refuses any other.
+//! `temp`), a `note` line per line the `REPORT` ends with (how the lock file was used,
+//! [`crate::Checked::report`]). Records follow each other in the section, perhaps with NUL
+//! bytes between them (the statics' alignment). A reader also takes version 3 (the same
+//! without `note` lines), version 2 (without `pool` lines either) and version 1 (without
+//! `source` lines either), and refuses any other.
 
 use memplan_planner::{Plan, Strategy};
 
@@ -35,7 +38,7 @@ pub use crate::lower::SourceFile;
 use crate::lower::{ArenaPlace, Model};
 
 /// The version of the encoding this crate writes and reads.
-pub(crate) const VERSION: u32 = 3;
+pub(crate) const VERSION: u32 = 4;
 
 /// The name of the link section that holds the descriptions.
 pub const SECTION: &str = ".memplan.info";
@@ -59,6 +62,9 @@ pub struct PlanInfo {
     pub pools: Vec<PoolSummary>,
     /// Its buffers, in declaration order.
     pub buffers: Vec<BufferSummary>,
+    /// The lines the report ends with (how the lock file was used); empty in a description
+    /// of version 1 to 3.
+    pub notes: Vec<String>,
 }
 
 /// One bump pool of a [`PlanInfo`].
@@ -170,6 +176,12 @@ impl PlanInfo {
                     last: b.buffer.lifetime.last,
                 })
                 .collect(),
+            notes: model
+                .lock_note
+                .iter()
+                .flat_map(|n| n.lines())
+                .map(str::to_string)
+                .collect(),
         }
     }
 
@@ -221,6 +233,10 @@ impl PlanInfo {
                 if rp.proven_optimal { "yes" } else { "no" },
                 rp.nodes
             ));
+        }
+        for note in &self.notes {
+            out.push_str(note);
+            out.push('\n');
         }
         out
     }
@@ -339,6 +355,9 @@ impl PlanInfo {
                 b.last
             ));
         }
+        for note in &self.notes {
+            out.push_str(&format!("note {}\n", escape(note)));
+        }
         out.push_str("end\n");
         out
     }
@@ -359,7 +378,7 @@ impl PlanInfo {
             .filter(|(_, l)| !l.is_empty());
         while let Some((n, header)) = lines.next() {
             match header.split(' ').collect::<Vec<_>>()[..] {
-                ["memplan-plan", "1" | "2" | "3"] => {}
+                ["memplan-plan", "1" | "2" | "3" | "4"] => {}
                 ["memplan-plan", v] => {
                     return Err(format!(
                         "line {n}: a plan description of version {v}; this memplan reads versions 1 to {VERSION}"
@@ -384,6 +403,7 @@ fn decode_record<'a>(
         regions: Vec::new(),
         pools: Vec::new(),
         buffers: Vec::new(),
+        notes: Vec::new(),
     };
     for (n, line) in lines.by_ref() {
         let f: Vec<&str> = line.split(' ').collect();
@@ -432,6 +452,7 @@ fn decode_record<'a>(
                     },
                 });
             }
+            ["note", text] => info.notes.push(unescape(text).ok_or_else(bad)?),
             ["source", name, bytes, sha256] => {
                 info.sources.push(SourceFile {
                     name: unescape(name).ok_or_else(bad)?,
@@ -541,6 +562,7 @@ mod tests {
                 first: 1,
                 last: 2,
             }],
+            notes: vec!["lock: the offsets are the entry of `digits` in memplan.lock".into()],
         }
     }
 
@@ -574,26 +596,30 @@ mod tests {
 
     #[test]
     fn another_version_or_a_truncated_record_is_refused() {
-        let e = PlanInfo::decode_all(b"memplan-plan 4\nend\n").unwrap_err();
+        let e = PlanInfo::decode_all(b"memplan-plan 5\nend\n").unwrap_err();
         assert_eq!(
             e,
-            "line 1: a plan description of version 4; this memplan reads versions 1 to 3"
+            "line 1: a plan description of version 5; this memplan reads versions 1 to 4"
         );
         // Version 2, before `pool` lines, and version 1, before `source` lines, still read.
         let older = |version: &str, dropped: &[&str]| -> String {
             sample()
                 .encode()
-                .replace("memplan-plan 3", &format!("memplan-plan {version}"))
+                .replace("memplan-plan 4", &format!("memplan-plan {version}"))
                 .lines()
                 .filter(|l| !dropped.iter().any(|d| l.starts_with(d)))
                 .map(|l| format!("{l}\n"))
                 .collect()
         };
-        let read = PlanInfo::decode_all(older("2", &["pool "]).as_bytes()).unwrap();
+        let read = PlanInfo::decode_all(older("3", &["note "]).as_bytes()).unwrap();
+        assert_eq!(read[0].notes, Vec::<String>::new());
+        assert_eq!(read[0].pools, sample().pools);
+        let read = PlanInfo::decode_all(older("2", &["pool ", "note "]).as_bytes()).unwrap();
         assert_eq!(read[0].pools, []);
         assert_eq!(read[0].sources, sample().sources);
         assert_eq!(read[0].buffers, sample().buffers);
-        let read = PlanInfo::decode_all(older("1", &["pool ", "source "]).as_bytes()).unwrap();
+        let read =
+            PlanInfo::decode_all(older("1", &["pool ", "source ", "note "]).as_bytes()).unwrap();
         assert_eq!(read[0].sources, []);
         assert_eq!(read[0].regions, sample().regions);
         let text = sample().encode();

@@ -11,13 +11,8 @@ use crate::lower::Model;
 /// text of [`PlanInfo::report`].
 pub fn report(model: &Model, plan: Option<&Plan>) -> String {
     match plan {
-        Some(plan) => {
-            let mut out = PlanInfo::new(model, plan).report();
-            if let Some(note) = &model.lock_note {
-                out.push_str(note);
-            }
-            out
-        }
+        // The lock's note is in the description, so `memplan inspect` shows it too.
+        Some(plan) => PlanInfo::new(model, plan).report(),
         None => format!("memory plan `{}`: the plan has errors", model.name),
     }
 }

@@ -26,7 +26,8 @@
 //!
 //! A `source` line per plan file or model the plan was read from (its length in bytes
 //! and its SHA-256), a `pool` line per bump pool of the manager (`constant`, `runtime`,
-//! `temp`), a `note` line per line the `REPORT` ends with (how the lock file was used,
+//! `temp`), a `note` line per line the `REPORT` ends with (a `debug-canary` build's guard
+//! bytes, how the lock file was used,
 //! [`crate::Checked::report`]). Records follow each other in the section, perhaps with NUL
 //! bytes between them (the statics' alignment). A reader also takes version 3 (the same
 //! without `note` lines), version 2 (without `pool` lines either) and version 1 (without
@@ -62,8 +63,8 @@ pub struct PlanInfo {
     pub pools: Vec<PoolSummary>,
     /// Its buffers, in declaration order.
     pub buffers: Vec<BufferSummary>,
-    /// The lines the report ends with (how the lock file was used); empty in a description
-    /// of version 1 to 3.
+    /// The lines the report ends with (guard bytes of a `debug-canary` build, how the lock
+    /// file was used); empty in a description of version 1 to 3.
     pub notes: Vec<String>,
 }
 
@@ -177,10 +178,15 @@ impl PlanInfo {
                 })
                 .collect(),
             notes: model
-                .lock_note
-                .iter()
-                .flat_map(|n| n.lines())
-                .map(str::to_string)
+                .canary
+                .then(|| {
+                    format!(
+                        "debug-canary: {} guard bytes follow every buffer, counted in the planned bytes (a build without the feature plans without them)",
+                        Model::CANARY
+                    )
+                })
+                .into_iter()
+                .chain(model.lock_note.iter().flat_map(|n| n.lines()).map(str::to_string))
                 .collect(),
         }
     }
@@ -564,6 +570,30 @@ mod tests {
             }],
             notes: vec!["lock: the offsets are the entry of `digits` in memplan.lock".into()],
         }
+    }
+
+    #[test]
+    fn a_debug_canary_report_says_its_guard_bytes_are_planned() {
+        let src = "mod m { region r: 1 KiB; buffer a: 64 bytes in r, live 0..=1; buffer b: 64 bytes in r, live 1..=2; }";
+        let report = |canary: bool| {
+            let env = crate::Env {
+                canary,
+                ..crate::Env::default()
+            };
+            crate::check(src.parse().unwrap(), &env).report().unwrap()
+        };
+        // Two buffers live together, each with 16 guard bytes after it: 160, not 128.
+        let guarded = report(true);
+        assert!(guarded.contains(" 160 "), "{guarded}");
+        assert!(
+            guarded.ends_with("debug-canary: 16 guard bytes follow every buffer, counted in the planned bytes (a build without the feature plans without them)\n"),
+            "{guarded}"
+        );
+        let plain = report(false);
+        assert!(
+            plain.contains(" 128 ") && !plain.contains("debug-canary"),
+            "{plain}"
+        );
     }
 
     #[test]

@@ -65,6 +65,13 @@ fn check_source(file: &Path, out_dir: Option<&Path>) -> Result<bool, String> {
         root: memplan_lang::driver::package_root(file),
         ..memplan_lang::driver::Options::default()
     };
+    if options.root.is_none() && options.out_dir.is_none() {
+        // A build always has a package: say what a lone file's check cannot see.
+        eprintln!(
+            "note: {} is in no package (no Cargo.toml above it): no memory.x is read, so `memory` banks are not checked against it, and no memplan.lock is used",
+            file.display()
+        );
+    }
     let checked = crate::input::check_file(file, &options)?;
     let mut ok = true;
     for checked in checked.invocations {

@@ -406,3 +406,37 @@ fn the_readme_s_moved_offset_example_is_the_real_output() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(String::from_utf8_lossy(&out.stdout), shown);
 }
+
+/// A source file outside every package: the check says what it cannot see (a build always
+/// has a package root, where memory.x and memplan.lock are read).
+#[test]
+fn a_lone_source_file_is_checked_and_says_what_it_skips() {
+    let dir = std::env::temp_dir().join(format!("memplan-lone-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    if dir.ancestors().any(|d| d.join("Cargo.toml").is_file()) {
+        // The temp dir is inside a package here: nothing to test.
+        return;
+    }
+    let file = dir.join("plan.rs");
+    std::fs::write(
+        &file,
+        "memplan_runtime::memory_plan! { mod m { region r: 1 KiB, memory SRAM9; buffer a: 64 bytes in r, live 0..=1; } }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("memory.x"),
+        "MEMORY { RAM : ORIGIN = 0x20000000, LENGTH = 64K }\n",
+    )
+    .unwrap();
+    let out = memplan(&["check".as_ref(), file.as_os_str()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "note: {} is in no package (no Cargo.toml above it): no memory.x is read, so `memory` banks are not checked against it, and no memplan.lock is used\n",
+            file.display()
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

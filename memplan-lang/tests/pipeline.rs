@@ -138,3 +138,28 @@ fn a_number_of_200_000_digits_is_one_error() {
         ]
     );
 }
+
+#[test]
+fn a_schedule_holds_the_constants_it_reads_and_tracks_the_file() {
+    let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/data/tflite/person_detect.tflite")
+        .canonicalize()
+        .unwrap();
+    let path = model.display().to_string();
+    let src =
+        format!("mod person {{ region act: 64 KiB; temp: 1 KiB; model in act from {path:?}; }}");
+    let out = run(src.parse().unwrap(), None).to_string();
+    assert!(!out.contains("compile_error"), "{out}");
+    // The 56 constant tensors its operators read (all 57 of the file's but RESHAPE's shape,
+    // which no kernel gets) hold 218,920 bytes; each at a multiple of 16, they end at
+    // 218,936 (summed from the file's buffers by a separate reader of the flatbuffer).
+    assert!(out.contains("ModelBytes < 218936usize > = "));
+    // The file (300,568 bytes) is only tracked: one `include_bytes!`, in an unnamed `const`
+    // (nothing in flash), none in a `static`.
+    assert_eq!(std::fs::metadata(&model).unwrap().len(), 300_568);
+    assert_eq!(out.matches("include_bytes").count(), 1);
+    let tracked = format!(
+        "const _ : & [:: core :: primitive :: u8] = :: core :: include_bytes ! (\"{path}\") ;"
+    );
+    assert!(out.contains(&tracked), "{out}");
+}

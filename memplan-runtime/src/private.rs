@@ -100,9 +100,10 @@ pub fn take_zeroed<P: Plan>(
     Some(manager)
 }
 
-/// `count` elements of type `T` at byte `start` of a model's bytes (its constant data), for
-/// a generated schedule: the macro checked at compile time that they lie inside the model
-/// and that `start` is aligned for `T` (the model's static is 16-aligned).
+/// `count` elements of type `T` at byte `start` of a model's constants (the data of the
+/// constant tensors its schedule reads, packed), for a generated schedule: the macro placed
+/// them inside `bytes`, with `start` a multiple of 16 (the constants' static is
+/// 16-aligned), so aligned for `T`.
 ///
 /// # Panics
 ///
@@ -121,8 +122,9 @@ pub fn constant<T: bytemuck::Pod>(
     }
 }
 
-/// A model's bytes in a `static`, aligned to 16 (TensorFlow Lite aligns every buffer's data
-/// to 16 from the start of the file), for a generated schedule's constants.
+/// A model's constants in a `static`, aligned to 16 (each constant starts at a multiple of
+/// 16 inside, as TensorFlow Lite aligns every buffer's data in the file), for a generated
+/// schedule.
 #[repr(C, align(16))]
 pub struct ModelBytes<const N: usize>(pub [u8; N]);
 

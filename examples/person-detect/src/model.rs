@@ -5,9 +5,10 @@
 //! The `model` statement reads `person_detect.tflite` at compile time: its 32 planned
 //! tensors become buffers of region `act` (placed in SRAM3 by memplan's linker fragment,
 //! `build.rs`), its 31 operators the steps of the generated `person::run`, its weights and
-//! biases `static` data in flash (the file's bytes, read where they lie), and each operator
-//! kind a trait of `person` (`Conv2d`, `DepthwiseConv2d`, `AveragePool2d`, `Reshape`,
-//! `Softmax`) that [`Kernels`] implements with the crate's kernels.
+//! biases `static` data in flash (copied from the file: the constants the operators read,
+//! none of the file's names, shapes or tables), and each operator kind a trait of `person`
+//! (`Conv2d`, `DepthwiseConv2d`, `AveragePool2d`, `Reshape`, `Softmax`) that [`Kernels`]
+//! implements with the crate's kernels.
 
 use memplan_runtime::ops::{self, In, Out};
 use memplan_runtime::{MemoryAllocator, MemoryManager, memory_plan};

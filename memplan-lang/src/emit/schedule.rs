@@ -1,10 +1,11 @@
 //! A model's schedule, generated from a `model` statement ([`crate::lower::schedule`]): the
-//! model's bytes in a `static` (its constant data: weights, biases, at their offsets in the
-//! file, never as literals), one kernel trait per operator kind the model runs, and `run`,
-//! which walks the steps in order through the step views, calling for each operator the
-//! kernel of its kind with its options and tensors (planned buffers from the step's view,
-//! constants from the model's bytes), with the model's inputs filled by a closure before
-//! the first operator and its outputs given to another after the last.
+//! model's constants in a `static` (the data of the constant tensors its operators read:
+//! weights, biases, each once, 16-aligned, as one byte-string literal; none of the rest of
+//! the file), one kernel trait per operator kind the model runs, and `run`, which walks the
+//! steps in order through the step views, calling for each operator the kernel of its kind
+//! with its options and tensors (planned buffers from the step's view, constants from the
+//! `static`), with the model's inputs filled by a closure before the first operator and its
+//! outputs given to another after the last.
 
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -16,7 +17,7 @@ use crate::lower::Model;
 use crate::lower::schedule::{KINDS, Op, Schedule, Source, TensorRef};
 use memplan_planner::files::{Activation, Options, Padding};
 
-/// The schedule's items: the model's bytes, the kernel traits and `run` (whose body, after
+/// The schedule's items: the model's constants, the kernel traits and `run` (whose body, after
 /// errors, never runs: the crate does not build).
 pub(super) fn schedule(model: &Model, resolved: &Resolved, p: &TokenStream) -> TokenStream {
     let Some(s) = &model.schedule_ir else {
@@ -38,13 +39,15 @@ pub(super) fn schedule(model: &Model, resolved: &Resolved, p: &TokenStream) -> T
         closure_type(model, &s.inputs, true),
         closure_type(model, &s.outputs, false),
     );
-    let bytes = s.bytes as usize;
-    let path = s.path.display().to_string();
     let planned = resolved.planned;
+    // One byte-string literal (one token however long, so that the expansion stays fast to
+    // parse), in a 16-aligned `static`: editing the file rebuilds the crate through the
+    // `include_bytes!` the module keeps of each file read ([`super::emit`]).
     let data = planned.then(|| {
+        let bytes = s.constants.len();
+        let constants = Literal::byte_string(&s.constants);
         quote! {
-            static __MEMPLAN_MODEL: #p::ModelBytes<#bytes> =
-                #p::ModelBytes(*::core::include_bytes!(#path));
+            static __MEMPLAN_CONSTANTS: #p::ModelBytes<#bytes> = #p::ModelBytes(*#constants);
         }
     });
     let quant = planned.then(|| quantizations(s, k));
@@ -315,7 +318,7 @@ fn tensor_in(model: &Model, t: &TensorRef, k: &TokenStream, p: &TokenStream) -> 
         Source::Constant { start, count } => {
             let e = elem(t);
             let (start, count) = (start as usize, count as usize);
-            quote!(#p::constant::<#e>(&__MEMPLAN_MODEL.0, #start, #count))
+            quote!(#p::constant::<#e>(&__MEMPLAN_CONSTANTS.0, #start, #count))
         }
     };
     quote!(#k::ops::In { data: #data, shape: #shape, quantization: #quant })

@@ -59,7 +59,7 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl, schedule: bool) {
         match model {
             Ok(model) if cx.model.schedule.is_none() => {
                 cx.model.schedule = Some(ModelSchedule {
-                    path: path.clone(),
+                    bytes: bytes.clone(),
                     shown: shown.clone(),
                     span: f.path.span(),
                     model,

@@ -60,8 +60,9 @@ pub struct Model {
 /// What a `model` statement gives the schedule: the model, its file, and where its
 /// planned tensors are among the buffers.
 pub struct ModelSchedule {
-    /// The file, absolute (the expansion includes its bytes: the constants).
-    pub path: PathBuf,
+    /// The file's bytes, as read: the schedule's constants are copied from them (the file
+    /// itself is tracked as every file read is, through [`Model::files`]).
+    pub bytes: Vec<u8>,
     /// The file as the statement writes it, for messages.
     pub shown: String,
     /// Where the statement's path is, for errors about the schedule.

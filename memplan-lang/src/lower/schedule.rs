@@ -1,10 +1,13 @@
 //! A `model` statement's schedule, lowered: each operator of the model in order, with its
 //! kind (one of [`KINDS`]), options and tensors, each tensor a planned buffer (a field of
-//! the step's view) or constant data in the model's bytes. Everything the generated `run`
-//! could get wrong is refused here, spanned on the statement's path: an operator kind
-//! memplan has no kernel trait for, control flow, operators of one kind with different
-//! element types, a tensor neither planned nor constant, constant data not aligned for its
-//! type, a plan too long for step views.
+//! the step's view) or constant data, copied from the file into the schedule's constants
+//! (each range once, at a multiple of 16: [`Schedule::constants`]). Everything the
+//! generated `run` could get wrong is refused here, spanned on the statement's path: an
+//! operator kind memplan has no kernel trait for, control flow, operators of one kind with
+//! different element types, a tensor neither planned nor constant, constant data not
+//! aligned for its type in the file or outside it, a plan too long for step views.
+
+use std::collections::HashMap;
 
 use memplan_planner::files::{ModelFile, Options, Primitive, Quantization, TensorInfo, Value};
 
@@ -94,9 +97,11 @@ pub enum Source {
     /// A planned buffer: its index in [`super::Model::buffers`] (its field in the step's
     /// view).
     Buffer(usize),
-    /// Constant data: `count` elements from byte `start` of the model.
+    /// Constant data: `count` elements from byte `start` of the schedule's constants
+    /// ([`Schedule::constants`]).
     Constant {
-        /// The first byte, from the start of the file.
+        /// The first byte, from the start of [`Schedule::constants`] (a multiple of
+        /// [`CONSTANT_ALIGN`]).
         start: u64,
         /// The elements.
         count: u64,
@@ -140,12 +145,12 @@ pub struct Op {
 /// A model's schedule, lowered.
 #[derive(Clone, Debug)]
 pub struct Schedule {
-    /// The model's file, absolute (the expansion includes its bytes).
-    pub path: std::path::PathBuf,
     /// The file as written, for docs.
     pub shown: String,
-    /// Its length in bytes.
-    pub bytes: u64,
+    /// The data of the constant tensors the operators read, copied from the file: each
+    /// once (however many operators read it), in the order first read, each starting at a
+    /// multiple of [`CONSTANT_ALIGN`] (zeros between them). Nothing else of the file.
+    pub constants: Vec<u8>,
     /// The operators, in order.
     pub ops: Vec<Op>,
     /// The model's inputs (planned buffers), filled before its first operator.
@@ -189,17 +194,19 @@ pub(super) fn lower(cx: &mut Lowering<'_>) {
         );
         return;
     }
-    let result = build(model, first_buffer).map(|(ops, inputs, outputs)| Schedule {
-        path: s.path.clone(),
-        shown: s.shown.clone(),
-        bytes: 0,
-        ops,
-        inputs,
-        outputs,
-        last_step: model.last_step,
+    let result = build(model, first_buffer).and_then(|(mut ops, inputs, outputs)| {
+        let constants = pack(&mut ops, &s.bytes)?;
+        Ok(Schedule {
+            shown: s.shown.clone(),
+            constants,
+            ops,
+            inputs,
+            outputs,
+            last_step: model.last_step,
+        })
     });
     match result {
-        Ok(mut schedule) => {
+        Ok(schedule) => {
             let uninit = schedule
                 .ops
                 .iter()
@@ -225,7 +232,6 @@ pub(super) fn lower(cx: &mut Lowering<'_>) {
                 );
                 return;
             }
-            schedule.bytes = std::fs::metadata(&schedule.path).map_or(0, |m| m.len());
             // Operators of one kind share one method: one signature.
             let mut seen: Vec<Option<&Op>> = vec![None; KINDS.len()];
             let mut errors = Vec::new();
@@ -252,6 +258,47 @@ pub(super) fn lower(cx: &mut Lowering<'_>) {
 }
 
 type Built = (Vec<Op>, Vec<TensorRef>, Vec<TensorRef>);
+
+/// The alignment of each constant in [`Schedule::constants`], whose `static` is aligned to
+/// it too: TensorFlow Lite's alignment of a buffer's data in the file, more than any
+/// element type needs.
+pub const CONSTANT_ALIGN: usize = 16;
+
+/// Copies the data of the constants `ops` read from the model's bytes `file` into one
+/// block, each range once (in the order first read, each at a multiple of
+/// [`CONSTANT_ALIGN`]), and points each constant's `start` at its copy.
+fn pack(ops: &mut [Op], file: &[u8]) -> Result<Vec<u8>, String> {
+    let mut packed: Vec<u8> = Vec::new();
+    // (first byte in the file, bytes) -> first byte in `packed`.
+    let mut placed: HashMap<(u64, u64), u64> = HashMap::new();
+    for t in ops.iter_mut().flat_map(|op| op.inputs.iter_mut().flatten()) {
+        let size = t.elem.map_or(1, Primitive::size);
+        let Source::Constant { start, count } = &mut t.source else {
+            continue;
+        };
+        let data = count
+            .checked_mul(size)
+            .and_then(|len| Some((*start, start.checked_add(len)?)))
+            .and_then(|(from, to)| {
+                file.get(usize::try_from(from).ok()?..usize::try_from(to).ok()?)
+            });
+        let Some(data) = data else {
+            return Err(format!(
+                "the data of tensor {} (`{}`) lies outside the file",
+                t.index, t.name
+            ));
+        };
+        *start = *placed
+            .entry((*start, data.len() as u64))
+            .or_insert_with(|| {
+                packed.resize(packed.len().next_multiple_of(CONSTANT_ALIGN), 0);
+                let at = packed.len() as u64;
+                packed.extend_from_slice(data);
+                at
+            });
+    }
+    Ok(packed)
+}
 
 fn build(model: &ModelFile, first_buffer: usize) -> Result<Built, String> {
     if model.subgraphs.len() != 1 {
@@ -428,4 +475,100 @@ pub(crate) fn peak_operators(model: &super::Model, peak_step: Option<u32>) -> St
         s.shown,
         ops.join(", ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn constant(index: usize, elem: Primitive, start: u64, count: u64) -> Option<TensorRef> {
+        Some(TensorRef {
+            index,
+            name: format!("t{index}"),
+            source: Source::Constant { start, count },
+            elem: Some(elem),
+            shape: vec![count],
+            quantization: None,
+        })
+    }
+
+    fn op(index: usize, inputs: Vec<Option<TensorRef>>) -> Op {
+        Op {
+            index,
+            step: index as u32,
+            kind: 0,
+            options: Options::None,
+            inputs,
+            output: TensorRef {
+                index: 99,
+                name: "out".into(),
+                source: Source::Buffer(0),
+                elem: Some(Primitive::I8),
+                shape: vec![1],
+                quantization: None,
+            },
+        }
+    }
+
+    fn starts(ops: &[Op]) -> Vec<u64> {
+        ops.iter()
+            .flat_map(|op| op.inputs.iter().flatten())
+            .filter_map(|t| match t.source {
+                Source::Constant { start, .. } => Some(start),
+                Source::Buffer(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn constants_are_packed_once_each_at_multiples_of_16() {
+        let file: Vec<u8> = (0..=255).collect();
+        let mut ops = vec![
+            // 4 bytes at 200, then 8 at 48 (two i32s).
+            op(
+                0,
+                vec![
+                    constant(1, Primitive::I8, 200, 4),
+                    None,
+                    constant(2, Primitive::I32, 48, 2),
+                ],
+            ),
+            // The first again (stored once), then 2 bytes at 64 (one i16).
+            op(
+                1,
+                vec![
+                    constant(1, Primitive::I8, 200, 4),
+                    constant(3, Primitive::I16, 64, 1),
+                ],
+            ),
+        ];
+        let packed = pack(&mut ops, &file).unwrap();
+        let mut want = vec![200, 201, 202, 203];
+        want.extend([0; 12]);
+        want.extend(48..56);
+        want.extend([0; 8]);
+        want.extend([64, 65]);
+        assert_eq!(packed, want);
+        assert_eq!(starts(&ops), [0, 16, 0, 32]);
+        // The element counts are left as they were.
+        assert_eq!(
+            ops[0].inputs[2].as_ref().unwrap().source,
+            Source::Constant {
+                start: 16,
+                count: 2
+            }
+        );
+    }
+
+    #[test]
+    fn a_constant_past_the_end_of_the_file_is_an_error() {
+        let file = [0u8; 32];
+        let mut ops = vec![op(0, vec![constant(5, Primitive::I32, 16, 5)])];
+        assert_eq!(
+            pack(&mut ops, &file),
+            Err("the data of tensor 5 (`t5`) lies outside the file".to_string())
+        );
+        let mut ops = vec![op(0, vec![constant(5, Primitive::I32, 16, 4)])];
+        assert_eq!(pack(&mut ops, &file).unwrap(), [0u8; 16]);
+    }
 }

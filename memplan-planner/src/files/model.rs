@@ -233,7 +233,7 @@ pub struct TensorInfo {
     /// Its quantization, when the file gives one with at least one scale.
     pub quantization: Option<Quantization>,
     /// For a constant tensor, the byte range of its data inside the file (so that the
-    /// file's bytes, `include_bytes!`'d, can be sliced to it).
+    /// data can be copied out of the file's bytes).
     pub data: Option<Range<u64>>,
     /// A TFLite variable tensor.
     pub variable: bool,

@@ -1,7 +1,7 @@
 // A `model` statement runs the model's schedule: the generated `run` calls, operator by
 // operator in order, the kernel of each operator's kind (a trait per kind the model runs,
 // declared in the plan's module) with the operator's options, its tensors (planned buffers
-// from the step's view, weights and biases from the model's bytes) and the temp pool. The
+// from the step's view, weights and biases from the model's constants) and the temp pool. The
 // user writes no step, tensor name or shape. Here the kernels only record what they get.
 use memplan_runtime::MemoryAllocator;
 use memplan_runtime::ops::{self, In, Out};

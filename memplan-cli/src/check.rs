@@ -11,7 +11,7 @@ use clap::Args as ClapArgs;
 use memplan_planner::files::{PlanFile, read_any};
 use memplan_planner::{Extent, Placed, Problem, overlapping_pairs};
 
-use crate::diagnostic::render;
+use crate::diagnostic::{file_error, render};
 use crate::{given, words};
 use crate::input::is_rust;
 use crate::options::{parse_align, parse_size};
@@ -52,7 +52,7 @@ pub fn run(args: Args) -> Result<bool, String> {
     if is_rust(&args.file) {
         check_source(&args.file, args.out_dir.as_deref())
     } else {
-        let file = read_any(&args.file).map_err(|e| e.to_string())?;
+        let file = read_any(&args.file).map_err(|e| file_error(&e))?;
         check_offsets(&file, args.capacity, args.align)
     }
 }

@@ -34,12 +34,12 @@ pub fn layout(
     };
     let (regions, ids): (Vec<Region>, Vec<u64>) = match file.format {
         Format::Minimalloc => {
-            return Err(FileError {
-                file: file.file.clone(),
-                line: Some(1),
-                column: Some(1),
-                message: "a MiniMalloc CSV has no offsets: plan it (`memplan plan`) first".into(),
-            });
+            return Err(FileError::at(
+                &file.file,
+                1,
+                1,
+                "a MiniMalloc CSV has no offsets: plan it (`memplan plan`) first",
+            ));
         }
         Format::Tflite if file.buffers.iter().all(|b| b.offset.is_none()) => {
             return Err(FileError::at_line(
@@ -75,12 +75,7 @@ pub fn layout(
     for b in &file.buffers {
         let at = |message: String| match &b.origin {
             Some(o) => FileError::at_line(&file.file, None, format!("{o}: {message}")),
-            None => FileError {
-                file: file.file.clone(),
-                line: Some(b.line),
-                column: Some(b.column),
-                message,
-            },
+            None => FileError::at(&file.file, b.line, b.column, message),
         };
         let Some(offset) = b.offset else {
             return Err(at(format!(

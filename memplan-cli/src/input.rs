@@ -6,7 +6,7 @@ use std::path::Path;
 
 use memplan_planner::files::{Format, PlanFile, ProblemOptions, read_any};
 
-use crate::diagnostic::render;
+use crate::diagnostic::{file_error, render};
 use crate::options::{Offsets, ProblemArgs};
 use crate::planned::{self, FileNames, Planned};
 use crate::{given, progress};
@@ -122,7 +122,7 @@ fn load_file(
     offsets: Offsets,
     show: bool,
 ) -> Result<Option<Loaded>, String> {
-    let file = read_any(path).map_err(|e| e.to_string())?;
+    let file = read_any(path).map_err(|e| file_error(&e))?;
     let stem = path
         .file_stem()
         .map_or_else(String::new, |s| s.to_string_lossy().into_owned());

@@ -14,10 +14,10 @@ const CASES: &[(&str, &[u8], Option<&str>)] = &[
     ("et_int.csv", b"name,mem_id,offset,size,first,last\nx,1,0,16,0,1\ny,1,0,sixteen,0,1\n", Some("3: column 4 (`size`): `sixteen` is not a whole number in range")),
     ("et_short.csv", b"name,mem_id,offset,size,first,last\nx,1,0,16,0\n", Some("2: malformed row: 5 fields, expected 6")),
     ("et_negative.csv", b"name,mem_id,offset,size,first,last\nx,1,0,-16,0,1\n", Some("2: column 4 (`size`): `-16` is not a whole number in range")),
-    ("et_lifetime.csv", b"name,mem_id,offset,size,first,last\nx,1,0,16,3,2\n", Some("2: `x` has an empty lifetime: last 2 < first 3")),
-    ("mm_lifetime.csv", b"id,lower,upper,size\n0,5,5,8\n", Some("2: `0` has an empty lifetime: upper 5 <= lower 5")),
+    ("et_lifetime.csv", b"name,mem_id,offset,size,first,last\nx,1,0,16,3,2\n", Some("2: column 6 (`last`): `x` has an empty lifetime: last 2 < first 3 (`first` is column 5)")),
+    ("mm_lifetime.csv", b"id,lower,upper,size\n0,5,5,8\n", Some("2: column 3 (`upper`): `0` has an empty lifetime: upper 5 <= lower 5 (`lower` is column 2)")),
     ("mm_step.csv", b"id,lower,upper,size\n0,0,4294967296,8\n", Some("2: column 3 (`upper`): `4294967296` is not a whole number in range")),
-    ("placed_twice.csv", b"name,offset,size,first,last\na,0,1,0,0\na,0,1,0,0\n", Some("3: `a` is named twice (first on line 2)")),
+    ("placed_twice.csv", b"name,offset,size,first,last\na,0,1,0,0\na,0,1,0,0\n", Some("3: column 1 (`name`): `a` is named twice (first on line 2)")),
     ("comma.json", b"{\"buffers\": [\n  {\"name\": \"a\" \"size\": 1}\n]}", Some("2:16: expected `,` or `}`")),
     ("open.json", b"{", Some("1:1: EOF while parsing an object")),
     ("type.json", b"{\"buffers\": 5}", Some("1:13: invalid type: integer `5`, expected a sequence")),
@@ -65,6 +65,55 @@ fn every_command_reports_malformed_input_with_its_place_and_never_panics() {
             }
         }
     }
+}
+
+#[test]
+fn every_faulty_row_of_a_csv_is_an_error_of_its_own_in_file_order() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("malformed");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad_rows.csv");
+    std::fs::write(
+        &path,
+        "name,mem_id,offset,size,first,last\n\
+         x,0,0,64,0,1\n\
+         y,0,0,sixty-four,1,2\n\
+         z,0,0,64,3,1\n\
+         x,0,0,64,0,1\n",
+    )
+    .unwrap();
+    let file = path.display().to_string();
+    for command in ["plan", "check"] {
+        let o = run(&[command, &file]);
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr),
+            format!(
+                "error: {file}:3: column 4 (`size`): `sixty-four` is not a whole number in range\n\
+                 error: {file}:4: column 6 (`last`): `z` has an empty lifetime: last 1 < first 3 (`first` is column 5)\n\
+                 error: {file}:5: column 1 (`name`): `x` is named twice (first on line 2)\n"
+            ),
+            "{command}"
+        );
+    }
+    // Ten rows with an empty lifetime: eight listed, then how many more.
+    let mut text = "id,lower,upper,size\n".to_string();
+    for i in 0..10 {
+        text.push_str(&format!("{i},4,4,8\n"));
+    }
+    let path = dir.join("ten_bad_rows.csv");
+    std::fs::write(&path, text).unwrap();
+    let file = path.display().to_string();
+    let o = run(&["plan", &file]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 9, "{stderr}");
+    assert_eq!(
+        lines[7],
+        format!(
+            "error: {file}:9: column 3 (`upper`): `7` has an empty lifetime: upper 4 <= lower 4 (`lower` is column 2)"
+        )
+    );
+    assert_eq!(lines[8], format!("error: {file}: and 2 more faulty rows"));
 }
 
 #[test]

@@ -154,9 +154,14 @@ use proc_macro::TokenStream;
 /// Every bad input is a compile error spanned on the offending token, all of them in one
 /// build, with needed and available bytes as plain integers where sizes are involved. A
 /// plan that does not fit names the region, the bytes over, the peak step and the largest
-/// buffers live there, and says when only the packing (fragmentation) is to blame. On error
-/// the module still declares its types and a `take()` that returns `None`, so the rest of
-/// the crate still type-checks.
+/// buffers live there, and says when only the packing (fragmentation) is to blame. A plan
+/// file's faults are spanned on its path: a CSV's every faulty row (a malformed row, a
+/// field that is not a whole number, an empty lifetime, an empty name, a name given twice),
+/// each an error of its own in file order naming the file, the line and, where the fault
+/// is in one field, its column (`plan file m.csv:3: column 4 (`size`): `sixty-four` is not
+/// a whole number in range`), the first 8 of them and then one `and N more faulty rows`; a
+/// JSON plan file's or a model's first fault only. On error the module still declares its
+/// types and a `take()` that returns `None`, so the rest of the crate still type-checks.
 #[proc_macro]
 pub fn memory_plan(input: TokenStream) -> TokenStream {
     let input = proc_macro2::TokenStream::from(input);

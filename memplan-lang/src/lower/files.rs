@@ -81,7 +81,10 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl, schedule: bool) {
     let file = match parse_bytes(&bytes, &shown) {
         Ok(file) => file,
         Err(e) => {
-            cx.diags.at(f.path.span(), format!("plan file {e}"));
+            // A CSV's faulty rows, each its own error (the first few, then how many more).
+            for line in e.lines() {
+                cx.diags.at(f.path.span(), format!("plan file {line}"));
+            }
             return;
         }
     };

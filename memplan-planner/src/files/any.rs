@@ -6,7 +6,7 @@ use super::error::FileError;
 use super::model::Primitive;
 use super::placed::{self, parse_placed};
 use super::plan_file::{FileBuffer, Format, PlanFile, line_column};
-use super::rows::{parse_executorch, parse_minimalloc};
+use super::rows::{minimalloc, parse_executorch};
 
 /// Which format `text` is, by its content: a JSON object (`{` first, after blanks and a
 /// byte-order mark), or a CSV header naming the columns of one of the CSV formats.
@@ -36,15 +36,13 @@ pub fn detect(text: &str) -> Option<Format> {
 ///
 /// A [`FileError`] with the file and line (and the column, for JSON): an empty file, a
 /// first line that is none of the formats, or the format's own errors (see
-/// [`parse_executorch`], [`parse_minimalloc`], [`parse_placed`], and `json::parse_json`);
-/// a JSON file when the crate is built without its `json` feature.
+/// [`parse_executorch`], [`parse_minimalloc`](super::parse_minimalloc), [`parse_placed`], and `json::parse_json`;
+/// a MiniMalloc id given twice is a faulty row too); a JSON file when the crate is built
+/// without its `json` feature. The CSV formats report every faulty row (the first
+/// [`LISTED`](crate::LISTED) in the error, see [`FileError::more`]); JSON only its first
+/// fault.
 pub fn parse_any(text: &str, file: &str) -> Result<PlanFile, FileError> {
-    let start = FileError {
-        file: file.to_string(),
-        line: Some(1),
-        column: Some(1),
-        message: String::new(),
-    };
+    let start = FileError::at(file, 1, 1, "");
     if text.trim().is_empty() {
         return Err(FileError {
             message: "the file is empty: expected a plan file (ExecuTorch, MiniMalloc or placed CSV with a header line, or a JSON object)".to_string(),
@@ -91,18 +89,9 @@ pub fn parse_any(text: &str, file: &str) -> Result<PlanFile, FileError> {
             })
             .collect(),
         Format::Minimalloc => {
-            let rows = parse_minimalloc(text, file)?;
-            let mut seen = std::collections::HashMap::new();
-            for (line, r) in &rows {
-                if let Some(prev) = seen.insert(r.id.as_str(), *line) {
-                    return Err(FileError::at_line(
-                        file,
-                        Some(*line),
-                        format!("`{}` is named twice (first on line {prev})", r.id),
-                    ));
-                }
-            }
-            rows.into_iter()
+            // As `parse_minimalloc`, and an id given twice is a fault.
+            minimalloc(text, file, true)?
+                .into_iter()
                 .map(|(line, r)| row(r.id.clone(), r.size, r.lifetime(), line))
                 .collect()
         }
@@ -132,12 +121,12 @@ fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
 
 #[cfg(not(feature = "json"))]
 fn parse_json(_: &str, file: &str) -> Result<PlanFile, FileError> {
-    Err(FileError {
-        file: file.to_string(),
-        line: Some(1),
-        column: Some(1),
-        message: "a JSON plan file: this build of memplan-planner reads JSON only with its `json` feature".to_string(),
-    })
+    Err(FileError::at(
+        file,
+        1,
+        1,
+        "a JSON plan file: this build of memplan-planner reads JSON only with its `json` feature",
+    ))
 }
 
 /// Reads the plan file at `path` ([`parse_any`]), named in errors as `path` displays; a
@@ -169,12 +158,12 @@ pub fn parse_bytes(bytes: &[u8], file: &str) -> Result<PlanFile, FileError> {
         let valid = e.valid_up_to();
         let text = String::from_utf8_lossy(&bytes[..valid]).into_owned();
         let (line, column) = line_column(&text, valid);
-        FileError {
-            file: file.to_string(),
-            line: Some(line),
-            column: Some(column),
-            message: "the file is not UTF-8 text here (nor a .tflite or .pte model)".to_string(),
-        }
+        FileError::at(
+            file,
+            line,
+            column,
+            "the file is not UTF-8 text here (nor a .tflite or .pte model)",
+        )
     })?;
     parse_any(text, file)
 }
@@ -291,7 +280,7 @@ mod tests {
         let e = parse_any("id,lower,upper,size\n0,3,5,8\n0,1,2,8\n", "m.csv").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "m.csv:3: `0` is named twice (first on line 2)"
+            "m.csv:3: column 1 (`id`): `0` is named twice (first on line 2)"
         );
     }
 

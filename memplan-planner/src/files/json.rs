@@ -154,12 +154,12 @@ pub fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
     let serde_error = |e: serde_json::Error| {
         let text = e.to_string();
         let suffix = format!(" at line {} column {}", e.line(), e.column());
-        FileError {
-            file: file.to_string(),
-            line: Some(e.line() as u64),
-            column: Some(e.column() as u64),
-            message: text.strip_suffix(&suffix).unwrap_or(&text).to_string(),
-        }
+        FileError::at(
+            file,
+            e.line() as u64,
+            e.column() as u64,
+            text.strip_suffix(&suffix).unwrap_or(&text),
+        )
     };
     let doc: JsonPlan = serde_json::from_str(text).map_err(serde_error)?;
     let places: Places<'_> = serde_json::from_str(text).map_err(serde_error)?;
@@ -167,12 +167,7 @@ pub fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
     let at = |raw: Option<&&RawValue>, message: String| {
         let offset = raw.map_or(0, |r| r.get().as_ptr() as usize - text.as_ptr() as usize);
         let (line, column) = positions.borrow_mut().at(offset);
-        FileError {
-            file: file.to_string(),
-            line: Some(line),
-            column: Some(column),
-            message,
-        }
+        FileError::at(file, line, column, message)
     };
     if let Some(v) = doc.version.filter(|&v| v != 1 && v != 2) {
         return Err(at(

@@ -2,7 +2,7 @@
 //! CSV that `memplan-bench --write-plans` writes, one row per buffer of one region.
 
 use super::error::FileError;
-use super::rows::{named_rows, parse_rows};
+use super::rows::{named, parse_rows};
 use crate::problem::{Lifetime, Step};
 
 /// One buffer of a placed plan.
@@ -38,24 +38,25 @@ pub const HEADER: [&str; 5] = ["name", "offset", "size", "first", "last"];
 ///
 /// # Errors
 ///
-/// A [`FileError`] naming the file and line: a missing column, a malformed or non-integer
-/// field, `last < first`, an empty name, or a name used twice (naming both lines).
+/// As [`parse_executorch`](super::parse_executorch): a missing column (alone), else every
+/// faulty row (a malformed row, a non-integer field, `last < first`, an empty name, a name
+/// used twice), in file order.
 pub fn parse_placed(text: &str, file: &str) -> Result<Vec<(u64, PlacedRow)>, FileError> {
-    let rows = parse_rows(text, file, &HEADER, |f| {
-        Ok(PlacedRow {
-            name: f.text("name"),
-            offset: f.number("offset")?,
-            size: f.number("size")?,
-            first: f.number("first")?,
-            last: f.number("last")?,
-        })
-    })?;
-    named_rows(
+    parse_rows(
+        text,
         file,
-        rows.iter()
-            .map(|(l, r)| (*l, r.name.as_str(), r.first, r.last)),
-    )?;
-    Ok(rows)
+        &HEADER,
+        |f| {
+            Ok(PlacedRow {
+                name: f.text("name"),
+                offset: f.number("offset")?,
+                size: f.number("size")?,
+                first: f.number("first")?,
+                last: f.number("last")?,
+            })
+        },
+        named(|r: &PlacedRow| (r.name.as_str(), r.first, r.last)),
+    )
 }
 
 #[cfg(test)]

@@ -237,15 +237,15 @@ impl PlanFile {
             && options.regions.is_empty()
             && (options.capacity.is_some() || options.align.is_some())
         {
-            return Err(FileError {
-                file: self.file.clone(),
-                line: Some(1),
-                column: Some(1),
-                message: format!(
+            return Err(FileError::at(
+                &self.file,
+                1,
+                1,
+                format!(
                     "the file declares its regions ({}): a capacity and an alignment apply only to a file without regions",
                     self.regions.len()
                 ),
-            });
+            ));
         }
         let regions: Vec<Region> = if !options.regions.is_empty() {
             options.regions.clone()
@@ -273,15 +273,15 @@ impl PlanFile {
                     match regions.iter().position(|g| &g.name == name) {
                         Some(i) => Placement::In(i),
                         None => {
-                            return Err(FileError {
-                                file: self.file.clone(),
-                                line: Some(b.line),
-                                column: Some(b.column),
-                                message: format!(
+                            return Err(FileError::at(
+                                &self.file,
+                                b.line,
+                                b.column,
+                                format!(
                                     "`{}` names region `{name}`, which is not among the regions given",
                                     b.name
                                 ),
-                            });
+                            ));
                         }
                     }
                 }

@@ -56,6 +56,14 @@ fn memplan_lock(dir: &Path, extra: &[&str]) -> String {
     stdout(&args)
 }
 
+/// What `memplan lock --check` prints for the package at `dir`, which must fail (exit 1).
+fn failed_check(dir: &Path) -> String {
+    let src = dir.join("src").display().to_string();
+    let checked = run(&["lock", src.as_str(), "--check"]);
+    assert_eq!(checked.status.code(), Some(1));
+    String::from_utf8_lossy(&checked.stdout).into_owned()
+}
+
 /// The block of plan `key` in a lock file's text.
 fn block<'a>(text: &'a str, key: &str) -> &'a str {
     let start = text.find(&format!("\nplan {key}\n")).unwrap();
@@ -93,10 +101,7 @@ fn a_stale_entry_is_found_and_fresh_ones_are_kept_as_they_are() {
     memplan_lock(&dir, &["--nodes", "0"]);
     let before = lock_text(&dir);
     std::fs::write(dir.join("src/b.rs"), invocation(3, 8)).unwrap();
-    let src = dir.join("src").display().to_string();
-    let checked = run(&["lock", src.as_str(), "--check"]);
-    assert_eq!(checked.status.code(), Some(1));
-    let said = String::from_utf8_lossy(&checked.stdout);
+    let said = failed_check(&dir);
     // One line, naming the stale entry's line; its names are the same, so which part of
     // the fingerprint changed is not known.
     let line = before.lines().position(|l| l == "plan b::plan3").unwrap() + 1;
@@ -131,9 +136,7 @@ fn an_entry_without_an_invocation_is_not_fresh() {
     memplan_lock(&dir, &[]);
     std::fs::remove_file(dir.join("src/c.rs")).unwrap();
     let src = dir.join("src").display().to_string();
-    let checked = run(&["lock", src.as_str(), "--check"]);
-    assert_eq!(checked.status.code(), Some(1));
-    let said = String::from_utf8_lossy(&checked.stdout);
+    let said = failed_check(&dir);
     let line = lock_text(&dir)
         .lines()
         .position(|l| l == "plan c::plan4")
@@ -154,11 +157,9 @@ fn an_entry_without_an_invocation_is_not_fresh() {
 #[test]
 fn without_a_lock_file_check_says_there_is_none() {
     let dir = package("nofile");
-    let src = dir.join("src").display().to_string();
-    let checked = run(&["lock", src.as_str(), "--check"]);
-    assert_eq!(checked.status.code(), Some(1));
+    let said = failed_check(&dir);
     assert_eq!(
-        String::from_utf8_lossy(&checked.stdout),
+        said,
         format!(
             "{}: no such file: `memplan lock` writes it (4 plans to lock)\n",
             dir.join("memplan.lock").display()
@@ -190,10 +191,9 @@ fn a_new_invocation_has_no_entry_and_a_renamed_buffer_is_named() {
     )
     .unwrap();
     let src = dir.join("src").display().to_string();
-    let checked = run(&["lock", src.as_str(), "--check"]);
-    assert_eq!(checked.status.code(), Some(1));
+    let said = failed_check(&dir);
     assert_eq!(
-        String::from_utf8_lossy(&checked.stdout),
+        said,
         format!(
             "{a}: plan `a::plan5` has no entry in memplan.lock\n\
              {b}: plan `b::plan3` has a stale entry in memplan.lock (line {}): the buffers changed: `renamed` added, `b7` removed\n\

@@ -19,6 +19,21 @@
 //! Nothing is logged: taking back, in reverse order, the moves of the locals (as the
 //! state's undo log records them) restores every node exactly ([`Floors::returned`]).
 
+/// A tree node's state, kept together so that a visit reads one place.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    /// The lowest offset of the node's unplaced locals (`u64::MAX` for none).
+    floor: u64,
+    /// How many of them have it.
+    count: u32,
+    /// The placement that last listed the node in `risen`.
+    listed: u32,
+    /// Where the node's locals start in `stored`.
+    start: u32,
+    /// How many of them are unplaced (they come first).
+    unplaced: u32,
+}
+
 /// The tree (see the module documentation).
 pub(super) struct Floors {
     /// Leaves: a power of two, at least the number of sections.
@@ -31,18 +46,15 @@ pub(super) struct Floors {
     /// in `stored`.
     stored_start: Vec<u32>,
     stored: Vec<u32>,
-    unplaced: Vec<u32>,
     entry: Vec<u32>,
     at: Vec<u32>,
     /// `homes[home_start[u]..home_start[u + 1]]`: the nodes local `u` is stored at.
     home_start: Vec<u32>,
     homes: Vec<u32>,
-    /// Per node: the lowest offset of its unplaced locals and how many have it.
-    floor: Vec<(u64, u32)>,
-    /// The placement in progress, and per node the placement that last listed it in
-    /// `risen`.
+    /// Per tree node: what [`Node`] says.
+    node: Vec<Node>,
+    /// The placement in progress.
     generation: u32,
-    listed: Vec<u32>,
     /// The nodes whose floor rose in this placement.
     risen: Vec<u32>,
 }
@@ -96,22 +108,26 @@ impl Floors {
                 fill[v] += 1;
             }
         }
-        let unplaced = (0..nodes)
-            .map(|v| stored_start[v + 1] - stored_start[v])
+        let node = (0..nodes)
+            .map(|v| Node {
+                floor: u64::MAX,
+                count: 0,
+                listed: 0,
+                start: stored_start[v],
+                unplaced: stored_start[v + 1] - stored_start[v],
+            })
             .collect();
         Floors {
             leaves,
             sections,
             stored_start,
             stored,
-            unplaced,
             entry,
             at,
             home_start,
             homes,
-            floor: vec![(u64::MAX, 0); nodes],
+            node,
             generation: 0,
-            listed: vec![0; nodes],
             risen: Vec::new(),
         }
     }
@@ -119,18 +135,18 @@ impl Floors {
     /// Everything unplaced, with lowest offsets `min_off`.
     pub(super) fn reset(&mut self, min_off: &[u64]) {
         for v in 1..2 * self.leaves {
-            self.unplaced[v] = self.stored_start[v + 1] - self.stored_start[v];
-            self.floor[v] = self.scan(v, min_off);
+            self.node[v].unplaced = self.stored_start[v + 1] - self.stored_start[v];
+            (self.node[v].floor, self.node[v].count) = self.scan(v, min_off);
         }
         self.generation = 0;
-        self.listed.iter_mut().for_each(|g| *g = u32::MAX);
+        self.node.iter_mut().for_each(|n| n.listed = u32::MAX);
     }
 
     /// Starts a new placement (the nodes whose floor rises are listed afresh).
     pub(super) fn begin(&mut self) {
         self.generation = self.generation.wrapping_add(1);
         if self.generation == u32::MAX {
-            self.listed.iter_mut().for_each(|g| *g = u32::MAX - 1);
+            self.node.iter_mut().for_each(|n| n.listed = u32::MAX - 1);
             self.generation = 0;
         }
         self.risen.clear();
@@ -139,8 +155,9 @@ impl Floors {
     /// The lowest offset of the unplaced locals stored at `v` and how many have it.
     fn scan(&self, v: usize, min_off: &[u64]) -> (u64, u32) {
         let (mut m, mut c) = (u64::MAX, 0u32);
-        let start = self.stored_start[v] as usize;
-        for &u in &self.stored[start..start + self.unplaced[v] as usize] {
+        let n = &self.node[v];
+        let start = n.start as usize;
+        for &u in &self.stored[start..start + n.unplaced as usize] {
             let x = min_off[u as usize];
             if x < m {
                 (m, c) = (x, 1);
@@ -163,17 +180,19 @@ impl Floors {
         let homes = &self.homes[a..b];
         for &v in homes {
             let v = v as usize;
-            let node = &mut self.floor[v];
-            if node.0 != old {
+            let node = &mut self.node[v];
+            if node.floor != old {
                 continue;
             }
-            if node.1 > 1 {
-                node.1 -= 1;
+            if node.count > 1 {
+                node.count -= 1;
                 continue;
             }
-            self.floor[v] = self.scan(v, min_off);
-            if self.listed[v] != self.generation {
-                self.listed[v] = self.generation;
+            let (floor, count) = self.scan(v, min_off);
+            let node = &mut self.node[v];
+            (node.floor, node.count) = (floor, count);
+            if node.listed != self.generation {
+                node.listed = self.generation;
                 self.risen.push(v as u32);
             }
         }
@@ -181,14 +200,14 @@ impl Floors {
 
     /// Moves the local of `homes[k]` (stored at `v`) past the unplaced locals of `v`.
     fn take_out(&mut self, v: usize, k: usize) {
-        let last = (self.stored_start[v] + self.unplaced[v] - 1) as usize;
+        let last = (self.node[v].start + self.node[v].unplaced - 1) as usize;
         let p = self.at[k] as usize;
         let other = self.entry[last] as usize;
         self.stored.swap(p, last);
         self.entry.swap(p, last);
         self.at[k] = last as u32;
         self.at[other] = p as u32;
-        self.unplaced[v] -= 1;
+        self.node[v].unplaced -= 1;
     }
 
     /// Whether a section below a node whose floor rose in this placement can no longer hold
@@ -200,10 +219,11 @@ impl Floors {
             let mut a = v / 2;
             while a >= 1 {
                 // A node below another risen one is walked with it.
-                if self.listed[a] == self.generation {
+                let n = &self.node[a];
+                if n.listed == self.generation {
                     continue 'risen;
                 }
-                above = above.min(self.floor[a].0);
+                above = above.min(n.floor);
                 a /= 2;
             }
             if self.overflows_below(v, above, rem, cap) {
@@ -221,7 +241,7 @@ impl Floors {
             let mut floor = u64::MAX;
             let mut v = leaf;
             while v >= 1 {
-                floor = floor.min(self.floor[v].0);
+                floor = floor.min(self.node[v].floor);
                 v /= 2;
             }
             let r = rem[leaf - self.leaves];
@@ -231,7 +251,7 @@ impl Floors {
 
     /// Whether a section below `v` overflows, `above` the smallest floor above `v`.
     fn overflows_below(&self, v: usize, above: u64, rem: &[u64], cap: u64) -> bool {
-        let floor = above.min(self.floor[v].0);
+        let floor = above.min(self.node[v].floor);
         if v >= self.leaves {
             let s = v - self.leaves;
             return s < self.sections && rem[s] > 0 && floor.saturating_add(rem[s]) > cap;
@@ -246,7 +266,7 @@ impl Floors {
         let mut v = self.leaves + s;
         let mut floor = u64::MAX;
         while v >= 1 {
-            floor = floor.min(self.floor[v].0);
+            floor = floor.min(self.node[v].floor);
             v /= 2;
         }
         floor
@@ -260,15 +280,15 @@ impl Floors {
     pub(super) fn returned(&mut self, u: usize, old: u64, placed: bool) {
         let homes = &self.homes[self.home_start[u] as usize..self.home_start[u + 1] as usize];
         for &v in homes {
+            let node = &mut self.node[v as usize];
             if placed {
                 // The last one taken out, so just past the unplaced ones.
-                self.unplaced[v as usize] += 1;
+                node.unplaced += 1;
             }
-            let node = &mut self.floor[v as usize];
-            if node.0 == old {
-                node.1 += 1;
-            } else if node.0 > old {
-                *node = (old, 1);
+            if node.floor == old {
+                node.count += 1;
+            } else if node.floor > old {
+                (node.floor, node.count) = (old, 1);
             }
         }
     }

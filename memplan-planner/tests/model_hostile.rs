@@ -275,3 +275,63 @@ fn a_variable_tensor_is_persistent_and_live_throughout() {
     );
     assert_eq!(r.tensors.iter().filter(|t| t.persistent).count(), 1);
 }
+
+#[test]
+fn every_faulty_tensor_and_operator_is_an_error_of_its_own() {
+    // Each fault alone, then all at once: the model with all of them reports each, in
+    // order (subgraph 0's tensors, then its operators), as it does alone.
+    type Fault = fn(&mut tf::ModelT);
+    let faults: [Fault; 5] = [
+        |m| tensor0(m).shape = Some(vec![-1, 1]),
+        |m| {
+            m.subgraphs.as_mut().unwrap()[0].tensors.as_mut().unwrap()[2].type_ = TensorType::STRING
+        },
+        |m| m.subgraphs.as_mut().unwrap()[0].tensors.as_mut().unwrap()[4].buffer = 999,
+        |m| m.subgraphs.as_mut().unwrap()[0].operators.as_mut().unwrap()[0].opcode_index = 99,
+        |m| {
+            m.subgraphs.as_mut().unwrap()[0].operators.as_mut().unwrap()[1].outputs = Some(vec![50])
+        },
+    ];
+    let alone: Vec<String> = faults
+        .iter()
+        .map(|f| {
+            let mut m = model(HELLO);
+            f(&mut m);
+            tflite_error(&m)
+        })
+        .collect();
+    assert_eq!(
+        alone,
+        [
+            "m.tflite: tensor 0 (`serving_default_dense_input:0`) of subgraph 0: dim -1 is negative: a dynamic shape, which memplan cannot plan",
+            "m.tflite: tensor 2 (`sequential/dense_2/MatMul`) of subgraph 0: element type STRING has no size in TensorFlow Lite Micro",
+            "m.tflite: tensor 4 (`sequential/dense_1/MatMul`) of subgraph 0: buffer 999 is not among the model's 13",
+            "m.tflite: operator 0 of subgraph 0: operator code 99 is not among the model's 1",
+            "m.tflite: operator 1 of subgraph 0: output tensor 50 is not a tensor of the subgraph",
+        ]
+    );
+    let mut m = model(HELLO);
+    for f in &faults {
+        f(&mut m);
+    }
+    let e = tflite::read(&pack(&m), "m.tflite").unwrap_err();
+    assert_eq!(e.lines(), alone);
+    assert_eq!((e.more.len(), e.unlisted), (4, 0));
+    // Operator 0 reads tensor 0, faulty: no fault of its own for it. Past LISTED faults,
+    // how many more, counted as tensors or operators.
+    let mut m = model(HELLO);
+    for t in m.subgraphs.as_mut().unwrap()[0].tensors.as_mut().unwrap() {
+        t.type_ = TensorType::STRING;
+    }
+    let e = tflite::read(&pack(&m), "m.tflite").unwrap_err();
+    let lines = e.lines();
+    assert_eq!(lines.len(), memplan_planner::LISTED + 1);
+    assert_eq!(
+        lines[memplan_planner::LISTED],
+        "m.tflite: and 2 more faulty tensors or operators"
+    );
+    // A structural fault stays alone.
+    let mut b = pack(&model(HELLO));
+    b[4..8].copy_from_slice(b"XXXX");
+    assert_eq!(tflite::read(&b, "m.tflite").unwrap_err().lines().len(), 1);
+}

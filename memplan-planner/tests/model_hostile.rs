@@ -335,3 +335,71 @@ fn every_faulty_tensor_and_operator_is_an_error_of_its_own() {
     b[4..8].copy_from_slice(b"XXXX");
     assert_eq!(tflite::read(&b, "m.tflite").unwrap_err().lines().len(), 1);
 }
+
+#[test]
+fn every_faulty_pte_value_and_instruction_is_an_error_of_its_own() {
+    // Each fault alone, then all at once: values first, then instructions.
+    fn tensor(p: &mut et::ProgramT, v: usize) -> &mut et::TensorT {
+        match &mut p.execution_plan.as_mut().unwrap()[0]
+            .values
+            .as_mut()
+            .unwrap()[v]
+            .val
+        {
+            KernelTypesT::Tensor(t) => t,
+            _ => panic!("value {v} of add.pte is a tensor"),
+        }
+    }
+    type Fault = fn(&mut et::ProgramT);
+    let faults: [Fault; 3] = [
+        |p| tensor(p, 0).scalar_type = et::ScalarType(99),
+        |p| {
+            tensor(p, 2)
+                .allocation_info
+                .as_mut()
+                .unwrap()
+                .memory_offset_low = 46
+        },
+        |p| {
+            let chain = &mut p.execution_plan.as_mut().unwrap()[0]
+                .chains
+                .as_mut()
+                .unwrap()[0];
+            let ins = &mut chain.instructions.as_mut().unwrap()[0];
+            if let et::InstructionArgumentsT::KernelCall(k) = &mut ins.instr_args {
+                k.args.as_mut().unwrap()[0] = 1000;
+            }
+        },
+    ];
+    let read = |p: &et::ProgramT| {
+        pte::read(&memplan_flatbuffers::finish_executorch(p), "m.pte", None).unwrap_err()
+    };
+    let program = || et::root_as_program(&bytes(ADD)).unwrap().unpack();
+    let alone: Vec<String> = faults
+        .iter()
+        .map(|f| {
+            let mut p = program();
+            f(&mut p);
+            read(&p).to_string()
+        })
+        .collect();
+    assert_eq!(
+        alone,
+        [
+            "m.pte: value 0 (a tensor) of execution plan 0: scalar type 99, which the schema does not declare",
+            "m.pte: value 2 (a tensor) of execution plan 0: its 4 bytes at offset 46 of memory id 1 end past the buffer's 48 bytes (non_const_buffer_sizes[1])",
+            "m.pte: execution plan 0: instruction 0: argument 0 is value 1000, which the plan does not have (4 values)",
+        ]
+    );
+    let mut p = program();
+    for f in &faults {
+        f(&mut p);
+    }
+    let e = read(&p);
+    assert_eq!(e.lines(), alone);
+    // The faulty values alone: no instruction is faulted for reading them.
+    let mut p = program();
+    faults[0](&mut p);
+    faults[1](&mut p);
+    assert_eq!(read(&p).lines(), alone[..2]);
+}

@@ -276,22 +276,20 @@ fn a_variable_tensor_is_persistent_and_live_throughout() {
     assert_eq!(r.tensors.iter().filter(|t| t.persistent).count(), 1);
 }
 
+/// Five faults of hello_world, each of its own tensor or operator.
+const HELLO_FAULTS: [fn(&mut tf::ModelT); 5] = [
+    |m| tensor0(m).shape = Some(vec![-1, 1]),
+    |m| m.subgraphs.as_mut().unwrap()[0].tensors.as_mut().unwrap()[2].type_ = TensorType::STRING,
+    |m| m.subgraphs.as_mut().unwrap()[0].tensors.as_mut().unwrap()[4].buffer = 999,
+    |m| m.subgraphs.as_mut().unwrap()[0].operators.as_mut().unwrap()[0].opcode_index = 99,
+    |m| m.subgraphs.as_mut().unwrap()[0].operators.as_mut().unwrap()[1].outputs = Some(vec![50]),
+];
+
 #[test]
 fn every_faulty_tensor_and_operator_is_an_error_of_its_own() {
     // Each fault alone, then all at once: the model with all of them reports each, in
     // order (subgraph 0's tensors, then its operators), as it does alone.
-    type Fault = fn(&mut tf::ModelT);
-    let faults: [Fault; 5] = [
-        |m| tensor0(m).shape = Some(vec![-1, 1]),
-        |m| {
-            m.subgraphs.as_mut().unwrap()[0].tensors.as_mut().unwrap()[2].type_ = TensorType::STRING
-        },
-        |m| m.subgraphs.as_mut().unwrap()[0].tensors.as_mut().unwrap()[4].buffer = 999,
-        |m| m.subgraphs.as_mut().unwrap()[0].operators.as_mut().unwrap()[0].opcode_index = 99,
-        |m| {
-            m.subgraphs.as_mut().unwrap()[0].operators.as_mut().unwrap()[1].outputs = Some(vec![50])
-        },
-    ];
+    let faults = HELLO_FAULTS;
     let alone: Vec<String> = faults
         .iter()
         .map(|f| {
@@ -402,4 +400,24 @@ fn every_faulty_pte_value_and_instruction_is_an_error_of_its_own() {
     faults[0](&mut p);
     faults[1](&mut p);
     assert_eq!(read(&p).lines(), alone[..2]);
+}
+
+#[test]
+fn the_ui_suite_s_faulty_model_is_hello_world_with_the_five_faults() {
+    // `tests/ui/hello_faults.tflite` (the macro's case `model_file_faults`) is made here:
+    // `MEMPLAN_WRITE_UI_MODEL=1` writes it anew.
+    let mut m = model(HELLO);
+    for f in &HELLO_FAULTS {
+        f(&mut m);
+    }
+    let made = pack(&m);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/ui/hello_faults.tflite");
+    if std::env::var_os("MEMPLAN_WRITE_UI_MODEL").is_some() {
+        std::fs::write(&path, &made).unwrap();
+    }
+    assert!(
+        std::fs::read(&path).unwrap() == made,
+        "{} is not the model made here",
+        path.display()
+    );
 }

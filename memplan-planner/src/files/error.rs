@@ -132,6 +132,7 @@ impl Faults {
     }
 
     /// A fault, placed in file order by `key`.
+    #[cfg_attr(not(feature = "json"), allow(dead_code))]
     pub(super) fn push(&mut self, key: u64, e: FileError) {
         self.found.push((key, e));
     }

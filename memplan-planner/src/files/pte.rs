@@ -166,7 +166,11 @@ fn plan_index(p: &fb::Program<'_>, file: &str, name: Option<&str>) -> Result<usi
 /// (`DYNAMIC_UNBOUND`) or negative shape, more than 16 dims, an unknown scalar type, a byte
 /// size over 64 bits, a memory id or an extent outside `non_const_buffer_sizes`, a
 /// constant's data outside the file, an instruction naming a value that does not exist, a
-/// backward jump. Never panics.
+/// backward jump. The faults of values, plan inputs and outputs, instructions and tensor
+/// lists are all reported, each once, in that order, the first [`LISTED`](crate::LISTED)
+/// in the error (see [`FileError::more`]); an instruction is checked for its own indices
+/// only, so a faulty value brings no fault of the instructions that use it. Every other
+/// fault is reported alone. Never panics.
 pub fn read(bytes: &[u8], file: &str, plan_name: Option<&str>) -> Result<ModelFile, FileError> {
     let (p, h) = program(bytes, file, &flatbuffer::verifier_options())?;
     let index = plan_index(&p, file, plan_name)?;

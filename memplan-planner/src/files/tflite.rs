@@ -87,7 +87,13 @@ pub const ALIGN: u64 = 16;
 /// Lite Micro reads it), more than 16 dims, an element type
 /// TensorFlow Lite Micro has no size for, a byte size over 64 bits, an index (tensor,
 /// buffer, subgraph, operator code) out of range, a subgraph that runs itself, an offline
-/// plan with the wrong number of entries or a negative offset other than -1. Never panics.
+/// plan with the wrong number of entries or a negative offset other than -1. The faults of
+/// tensors and operators (a shape, an element type, a byte size, an index) are all
+/// reported, each tensor and operator once, subgraph by subgraph (its tensors, then its
+/// inputs and outputs, then its operators), the first [`LISTED`](crate::LISTED) in the
+/// error (see [`FileError::more`]); an operator is checked for its own indices only, so a
+/// faulty tensor brings no fault of the operators that use it. Every other fault is
+/// reported alone. Never panics.
 pub fn read(bytes: &[u8], file: &str) -> Result<ModelFile, FileError> {
     flatbuffer::check_header(bytes, file, ModelFormat::Tflite)?;
     let model = memplan_flatbuffers::verify_tflite(&flatbuffer::verifier_options(), bytes)

@@ -38,7 +38,8 @@
 //! Numbers are JSON integers (no fractions, no exponents, not negative). Unknown fields are
 //! errors, so a misspelt field is never silently ignored. Every error names the file, the
 //! line and the column: serde_json's own for malformed JSON and wrong types, the start of
-//! the offending region or buffer object for the rules above.
+//! the offending region or buffer object for the rules above. Every faulty entry is
+//! reported (see [`parse_json`]).
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -532,6 +533,15 @@ mod tests {
             "p.json:9:1: `b7` has an empty lifetime: last 0 < first 1"
         );
         assert_eq!(lines[8], "p.json: and 3 more faulty entries");
+        // serde_json's place inside an entry of several lines is the file's.
+        let text = "{\"buffers\": [{\"name\": \"\", \"size\": 1, \"first\": 0, \"last\": 0},\n {\"name\": \"a\",\n  \"size\": -1, \"first\": 0, \"last\": 0}]}";
+        assert_eq!(
+            parse_json(text, "p.json").unwrap_err().lines(),
+            [
+                "p.json:1:14: a buffer has an empty name",
+                "p.json:3:12: invalid value: integer `-1`, expected u64",
+            ]
+        );
         // A fault that stops the reader is alone: malformed JSON in the second entry.
         let text = "{\"buffers\": [{\"name\": \"\", \"size\": 1, \"first\": 0, \"last\": 0},\n {\"name\": \"a\" \"size\": 1}]}";
         let e = parse_json(text, "p.json").unwrap_err();

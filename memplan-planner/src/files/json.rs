@@ -209,6 +209,8 @@ pub fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
     // Every region named, faulty or not: a buffer that names a faulty one is not faulted
     // for it.
     let mut region_index = std::collections::HashMap::new();
+    // The names of faulty regions declared first (not twice): their buffers are not
+    // faulted for naming them.
     let mut faulty_regions = std::collections::HashSet::new();
     for raw in &doc.regions {
         let offset = offset_of(raw);
@@ -218,9 +220,13 @@ pub fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
             Ok(r) => r,
             Err((l, c, message)) => {
                 faults.push(offset as u64, FileError::at(file, l, c, message));
+                if let Some(name) = name_of(raw).filter(|n| !region_index.contains_key(n)) {
+                    faulty_regions.insert(name);
+                }
                 continue;
             }
         };
+        let given = region_index.contains_key(&r.name) || faulty_regions.contains(&r.name);
         let problem = if r.name.is_empty() {
             Some("a region has an empty name".to_string())
         } else if let Some(a) = r.align.filter(|&a| !valid_align(a)) {
@@ -228,14 +234,14 @@ pub fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
                 "region `{}`: alignment {a} is not a power of two at most {MAX_ALIGN}",
                 r.name
             ))
-        } else if region_index.contains_key(&r.name) {
+        } else if given {
             Some(format!("region `{}` is declared twice", r.name))
         } else {
             None
         };
         if let Some(message) = problem {
             faults.push(offset as u64, fault(message));
-            if !region_index.contains_key(&r.name) {
+            if !given {
                 faulty_regions.insert(r.name);
             }
             continue;
@@ -263,6 +269,13 @@ pub fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
             Ok(b) => b,
             Err((l, c, message)) => {
                 faults.push(offset as u64, FileError::at(file, l, c, message));
+                // Its name, if it reads, counts as given, and as a faulty buffer's.
+                if let Some(name) = name_of(raw).filter(|n| !n.is_empty())
+                    && let std::collections::hash_map::Entry::Vacant(e) = seen.entry(name)
+                {
+                    faulty_buffers.insert(e.key().clone());
+                    e.insert(line);
+                }
                 continue;
             }
         };
@@ -340,6 +353,15 @@ pub fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
         regions,
         buffers,
     })
+}
+
+/// The `name` of an entry that does not read as a whole, if it is a string.
+fn name_of(raw: &RawValue) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Named {
+        name: Option<String>,
+    }
+    serde_json::from_str::<Named>(raw.get()).ok()?.name
 }
 
 /// The checks of one buffer entry, in this order: an empty name, `last < first`, an
@@ -546,6 +568,31 @@ mod tests {
         let text = "{\"buffers\": [{\"name\": \"\", \"size\": 1, \"first\": 0, \"last\": 0},\n {\"name\": \"a\" \"size\": 1}]}";
         let e = parse_json(text, "p.json").unwrap_err();
         assert_eq!(e.lines(), ["p.json:2:15: expected `,` or `}`"]);
+    }
+
+    #[test]
+    fn an_entry_that_does_not_read_keeps_its_name() {
+        // Region `r` and buffer `a` do not read (a negative capacity, a negative size): `b`
+        // in `r` and `c` in place of `a` are not faulted for them; a second `a` is named
+        // twice, and so is a second region `r`.
+        let text = r#"{"regions": [
+  {"name": "r", "capacity": -1},
+  {"name": "r"}
+], "buffers": [
+  {"name": "a", "size": -1, "first": 0, "last": 0},
+  {"name": "b", "size": 1, "first": 0, "last": 0, "region": "r"},
+  {"name": "c", "size": 1, "first": 0, "last": 0, "in_place_of": "a"},
+  {"name": "a", "size": 1, "first": 0, "last": 0}
+]}"#;
+        assert_eq!(
+            parse_json(text, "p.json").unwrap_err().lines(),
+            [
+                "p.json:2:30: invalid value: integer `-1`, expected u64",
+                "p.json:3:3: region `r` is declared twice",
+                "p.json:5:26: invalid value: integer `-1`, expected u64",
+                "p.json:8:3: `a` is named twice (first on line 5)",
+            ]
+        );
     }
 
     #[test]

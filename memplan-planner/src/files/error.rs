@@ -114,40 +114,50 @@ impl fmt::Display for FileError {
 
 impl std::error::Error for FileError {}
 
-/// The faults of a file as they are found: the first [`LISTED`](crate::LISTED) kept, the
-/// others counted. Faults may be pushed out of file order with a key (a byte offset, an
-/// index): [`finish`](Faults::finish) sorts them by it, keeping those with equal keys in
-/// the order pushed. Every fault is kept until then (`O(n log n)` in all).
+/// The faults of a file as they are found: the first [`LISTED`](crate::LISTED) in file
+/// order kept, the others counted. Faults may be pushed out of file order with a key (a
+/// byte offset, an index): those with the smallest keys are kept, those with equal keys in
+/// the order pushed. Each push costs at most `LISTED` steps, and no more than `LISTED`
+/// faults are held, however many a file has.
 pub(super) struct Faults {
     faulty: Faulty,
-    found: Vec<(u64, FileError)>,
+    /// The kept faults, sorted by key.
+    kept: Vec<(u64, FileError)>,
+    /// How many were pushed in all.
+    pushed: u64,
 }
 
 impl Faults {
     pub(super) fn new(faulty: Faulty) -> Faults {
         Faults {
             faulty,
-            found: Vec::new(),
+            kept: Vec::with_capacity(crate::LISTED),
+            pushed: 0,
         }
     }
 
     /// A fault, placed in file order by `key`.
-    #[cfg_attr(not(feature = "json"), allow(dead_code))]
     pub(super) fn push(&mut self, key: u64, e: FileError) {
-        self.found.push((key, e));
+        self.pushed += 1;
+        let at = self.kept.partition_point(|k| k.0 <= key);
+        if at < crate::LISTED {
+            if self.kept.len() == crate::LISTED {
+                self.kept.pop();
+            }
+            self.kept.insert(at, (key, e));
+        }
     }
 
     /// A fault after every one pushed so far (for a reader that finds them in file order).
     pub(super) fn add(&mut self, e: FileError) {
-        self.found.push((self.found.len() as u64, e));
+        self.push(self.pushed, e);
     }
 
     /// `Ok` without faults; else the first in file order, with the next listed ones as
     /// its `more` and the count of the others.
-    pub(super) fn finish(mut self) -> Result<(), FileError> {
-        self.found.sort_by_key(|f| f.0);
-        let unlisted = self.found.len().saturating_sub(crate::LISTED) as u64;
-        let mut listed = self.found.into_iter().take(crate::LISTED).map(|f| f.1);
+    pub(super) fn finish(self) -> Result<(), FileError> {
+        let unlisted = self.pushed - self.kept.len() as u64;
+        let mut listed = self.kept.into_iter().map(|f| f.1);
         match listed.next() {
             None => Ok(()),
             Some(first) => Err(FileError {
@@ -157,5 +167,42 @@ impl Faults {
                 ..first
             }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faults_keep_the_first_listed_in_key_order_and_count_the_others() {
+        assert_eq!(crate::LISTED, 8, "the kept below are eight");
+        let e = |m: &str| FileError::at_line("f", None, m);
+        let mut faults = Faults::new(Faulty::Entries);
+        // Keys 10, 20, ..., 100 pushed in order, then 5 and 15 (out of order) and two at
+        // 15 more: the kept are the eight smallest keys, equal keys in the order pushed.
+        for k in 1..=10 {
+            faults.push(k * 10, e(&format!("k{}", k * 10)));
+        }
+        faults.push(5, e("k5"));
+        faults.push(15, e("k15a"));
+        faults.push(15, e("k15b"));
+        let err = faults.finish().unwrap_err();
+        let kept: Vec<String> = err.lines();
+        assert_eq!(
+            kept,
+            [
+                "f: k5",
+                "f: k10",
+                "f: k15a",
+                "f: k15b",
+                "f: k20",
+                "f: k30",
+                "f: k40",
+                "f: k50",
+                "f: and 5 more faulty entries",
+            ]
+        );
+        assert!(Faults::new(Faulty::Rows).finish().is_ok());
     }
 }

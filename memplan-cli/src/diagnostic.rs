@@ -24,9 +24,10 @@ pub fn render(file: &Path, d: &Diagnostic) -> String {
     out
 }
 
-/// A plan file's error as `main` prints it after `error: `: each fault (a CSV's faulty
-/// rows, the first few, then how many more) on a line of its own, each after the first
-/// prefixed `error: ` too.
+/// A plan file's or a model's error as `main` prints it after `error: `: each fault (a
+/// CSV's faulty rows, a JSON file's faulty entries, a model's faulty tensors and
+/// operators, the first few, then how many more) on a line of its own, each after the
+/// first prefixed `error: ` too.
 pub fn file_error(e: &memplan_planner::files::FileError) -> String {
     e.lines().join("\nerror: ")
 }

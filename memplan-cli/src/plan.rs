@@ -97,7 +97,7 @@ fn write_back(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) ->
     if p.plan.regions.len() != 1 {
         return Err("--write: a model's runtime plans one arena; give at most one --region".to_string());
     }
-    let (bytes, model) = read_model(path).map_err(|e| e.to_string())?;
+    let (bytes, model) = read_model(path).map_err(|e| crate::diagnostic::file_error(&e))?;
     let offsets: Vec<u64> = p.plan.buffers.iter().map(|b| b.offset).collect();
     let arena = p.plan.regions[0].planned_bytes;
     let written = write_model_plan(&bytes, &model, &offsets, arena).map_err(|e| e.to_string())?;

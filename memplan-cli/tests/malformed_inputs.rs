@@ -117,6 +117,54 @@ fn every_faulty_row_of_a_csv_is_an_error_of_its_own_in_file_order() {
 }
 
 #[test]
+fn every_faulty_json_entry_and_model_tensor_is_an_error_of_its_own() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("malformed");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad_entries.json");
+    std::fs::write(
+        &path,
+        "{\"regions\": [{\"name\": \"r\", \"align\": 3}], \"buffers\": [\n\
+         {\"name\": \"a\", \"size\": 1, \"first\": 2, \"last\": 1},\n\
+         {\"name\": \"b\", \"size\": 1, \"first\": 0, \"last\": 0, \"region\": \"q\"}\n]}",
+    )
+    .unwrap();
+    let file = path.display().to_string();
+    for command in ["plan", "check"] {
+        let o = run(&[command, &file]);
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr),
+            format!(
+                "error: {file}:1:14: region `r`: alignment 3 is not a power of two at most 65536\n\
+                 error: {file}:2:1: `a` has an empty lifetime: last 1 < first 2\n\
+                 error: {file}:3:1: `b` names region `q`, which `regions` does not declare\n"
+            ),
+            "{command}"
+        );
+    }
+    // hello_world with five faults (memplan-planner's tests/model_hostile.rs makes it).
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/ui/hello_faults.tflite");
+    let file = model.display().to_string();
+    let o = run(&["plan", &file]);
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 5, "{stderr}");
+    assert_eq!(
+        lines[0],
+        format!(
+            "error: {file}: tensor 0 (`serving_default_dense_input:0`) of subgraph 0: dim -1 is negative: a dynamic shape, which memplan cannot plan"
+        )
+    );
+    assert_eq!(
+        lines[4],
+        format!(
+            "error: {file}: operator 1 of subgraph 0: output tensor 50 is not a tensor of the subgraph"
+        )
+    );
+}
+
+#[test]
 fn a_rust_file_that_is_not_rust_tokens_is_an_error_at_its_place() {
     let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("unclosed.rs");
     std::fs::write(&path, "memory_plan! {\n    mod m { region r: 16 bytes;\n").unwrap();

@@ -160,7 +160,11 @@ use proc_macro::TokenStream;
 /// each an error of its own in file order naming the file, the line and, where the fault
 /// is in one field, its column (`plan file m.csv:3: column 4 (`size`): `sixty-four` is not
 /// a whole number in range`), the first 8 of them and then one `and N more faulty rows`; a
-/// JSON plan file's or a model's first fault only. On error the module still declares its
+/// JSON plan file's every faulty region and buffer entry likewise, with its line and column
+/// (`and N more faulty entries`); a model's (`buffers from`, `model`) every faulty tensor
+/// and operator, or a `.pte` program's value and instruction, likewise (`and N more faulty
+/// tensors or operators`). A fault that stops the reader (malformed JSON, a file that is
+/// not a model) is reported alone. On error the module still declares its
 /// types and a `take()` that returns `None`, so the rest of the crate still type-checks.
 #[proc_macro]
 pub fn memory_plan(input: TokenStream) -> TokenStream {

@@ -36,7 +36,7 @@ mod read;
 mod rows;
 
 pub use any::{detect, parse_any, parse_bytes, read_any, read_model};
-pub use error::FileError;
+pub use error::{Faulty, FileError};
 pub use flatbuffer::{MAX_MODEL_BYTES, MAX_RANK};
 pub use model::{
     Activation, AliasGroup, ElementType, ModelFile, ModelFormat, Operator, Options, Padding,

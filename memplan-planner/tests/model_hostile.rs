@@ -275,3 +275,149 @@ fn a_variable_tensor_is_persistent_and_live_throughout() {
     );
     assert_eq!(r.tensors.iter().filter(|t| t.persistent).count(), 1);
 }
+
+/// Five faults of hello_world, each of its own tensor or operator.
+const HELLO_FAULTS: [fn(&mut tf::ModelT); 5] = [
+    |m| tensor0(m).shape = Some(vec![-1, 1]),
+    |m| m.subgraphs.as_mut().unwrap()[0].tensors.as_mut().unwrap()[2].type_ = TensorType::STRING,
+    |m| m.subgraphs.as_mut().unwrap()[0].tensors.as_mut().unwrap()[4].buffer = 999,
+    |m| m.subgraphs.as_mut().unwrap()[0].operators.as_mut().unwrap()[0].opcode_index = 99,
+    |m| m.subgraphs.as_mut().unwrap()[0].operators.as_mut().unwrap()[1].outputs = Some(vec![50]),
+];
+
+#[test]
+fn every_faulty_tensor_and_operator_is_an_error_of_its_own() {
+    // Each fault alone, then all at once: the model with all of them reports each, in
+    // order (subgraph 0's tensors, then its operators), as it does alone.
+    let faults = HELLO_FAULTS;
+    let alone: Vec<String> = faults
+        .iter()
+        .map(|f| {
+            let mut m = model(HELLO);
+            f(&mut m);
+            tflite_error(&m)
+        })
+        .collect();
+    assert_eq!(
+        alone,
+        [
+            "m.tflite: tensor 0 (`serving_default_dense_input:0`) of subgraph 0: dim -1 is negative: a dynamic shape, which memplan cannot plan",
+            "m.tflite: tensor 2 (`sequential/dense_2/MatMul`) of subgraph 0: element type STRING has no size in TensorFlow Lite Micro",
+            "m.tflite: tensor 4 (`sequential/dense_1/MatMul`) of subgraph 0: buffer 999 is not among the model's 13",
+            "m.tflite: operator 0 of subgraph 0: operator code 99 is not among the model's 1",
+            "m.tflite: operator 1 of subgraph 0: output tensor 50 is not a tensor of the subgraph",
+        ]
+    );
+    let mut m = model(HELLO);
+    for f in &faults {
+        f(&mut m);
+    }
+    let e = tflite::read(&pack(&m), "m.tflite").unwrap_err();
+    assert_eq!(e.lines(), alone);
+    assert_eq!((e.more.len(), e.unlisted), (4, 0));
+    // Operator 0 reads tensor 0, faulty: no fault of its own for it. Past LISTED faults,
+    // how many more, counted as tensors or operators.
+    let mut m = model(HELLO);
+    for t in m.subgraphs.as_mut().unwrap()[0].tensors.as_mut().unwrap() {
+        t.type_ = TensorType::STRING;
+    }
+    let e = tflite::read(&pack(&m), "m.tflite").unwrap_err();
+    let lines = e.lines();
+    assert_eq!(lines.len(), memplan_planner::LISTED + 1);
+    assert_eq!(
+        lines[memplan_planner::LISTED],
+        "m.tflite: and 2 more faulty tensors or operators"
+    );
+    // A structural fault stays alone.
+    let mut b = pack(&model(HELLO));
+    b[4..8].copy_from_slice(b"XXXX");
+    assert_eq!(tflite::read(&b, "m.tflite").unwrap_err().lines().len(), 1);
+}
+
+#[test]
+fn every_faulty_pte_value_and_instruction_is_an_error_of_its_own() {
+    // Each fault alone, then all at once: values first, then instructions.
+    fn tensor(p: &mut et::ProgramT, v: usize) -> &mut et::TensorT {
+        match &mut p.execution_plan.as_mut().unwrap()[0]
+            .values
+            .as_mut()
+            .unwrap()[v]
+            .val
+        {
+            KernelTypesT::Tensor(t) => t,
+            _ => panic!("value {v} of add.pte is a tensor"),
+        }
+    }
+    type Fault = fn(&mut et::ProgramT);
+    let faults: [Fault; 3] = [
+        |p| tensor(p, 0).scalar_type = et::ScalarType(99),
+        |p| {
+            tensor(p, 2)
+                .allocation_info
+                .as_mut()
+                .unwrap()
+                .memory_offset_low = 46
+        },
+        |p| {
+            let chain = &mut p.execution_plan.as_mut().unwrap()[0]
+                .chains
+                .as_mut()
+                .unwrap()[0];
+            let ins = &mut chain.instructions.as_mut().unwrap()[0];
+            if let et::InstructionArgumentsT::KernelCall(k) = &mut ins.instr_args {
+                k.args.as_mut().unwrap()[0] = 1000;
+            }
+        },
+    ];
+    let read = |p: &et::ProgramT| {
+        pte::read(&memplan_flatbuffers::finish_executorch(p), "m.pte", None).unwrap_err()
+    };
+    let program = || et::root_as_program(&bytes(ADD)).unwrap().unpack();
+    let alone: Vec<String> = faults
+        .iter()
+        .map(|f| {
+            let mut p = program();
+            f(&mut p);
+            read(&p).to_string()
+        })
+        .collect();
+    assert_eq!(
+        alone,
+        [
+            "m.pte: value 0 (a tensor) of execution plan 0: scalar type 99, which the schema does not declare",
+            "m.pte: value 2 (a tensor) of execution plan 0: its 4 bytes at offset 46 of memory id 1 end past the buffer's 48 bytes (non_const_buffer_sizes[1])",
+            "m.pte: execution plan 0: instruction 0: argument 0 is value 1000, which the plan does not have (4 values)",
+        ]
+    );
+    let mut p = program();
+    for f in &faults {
+        f(&mut p);
+    }
+    let e = read(&p);
+    assert_eq!(e.lines(), alone);
+    // The faulty values alone: no instruction is faulted for reading them.
+    let mut p = program();
+    faults[0](&mut p);
+    faults[1](&mut p);
+    assert_eq!(read(&p).lines(), alone[..2]);
+}
+
+#[test]
+fn the_ui_suite_s_faulty_model_is_hello_world_with_the_five_faults() {
+    // `tests/ui/hello_faults.tflite` (the macro's case `model_file_faults`) is made here:
+    // `MEMPLAN_WRITE_UI_MODEL=1` writes it anew.
+    let mut m = model(HELLO);
+    for f in &HELLO_FAULTS {
+        f(&mut m);
+    }
+    let made = pack(&m);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/ui/hello_faults.tflite");
+    if std::env::var_os("MEMPLAN_WRITE_UI_MODEL").is_some() {
+        std::fs::write(&path, &made).unwrap();
+    }
+    assert!(
+        std::fs::read(&path).unwrap() == made,
+        "{} is not the model made here",
+        path.display()
+    );
+}

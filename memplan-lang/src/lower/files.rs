@@ -50,11 +50,18 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl, schedule: bool) {
     cx.model.sources.push(SourceFile::of(&shown, &bytes));
     if schedule {
         let model = if detect_model(&bytes) == Some(ModelFormat::Tflite) {
-            memplan_planner::files::tflite::read(&bytes, &shown).map_err(|e| format!("model {e}"))
+            // Each faulty tensor and operator its own error (the first few, then how many
+            // more).
+            memplan_planner::files::tflite::read(&bytes, &shown).map_err(|e| {
+                e.lines()
+                    .into_iter()
+                    .map(|line| format!("model {line}"))
+                    .collect::<Vec<_>>()
+            })
         } else {
-            Err(format!(
+            Err(vec![format!(
                 "model `{shown}`: a `model` statement runs a .tflite model's schedule; for a .pte program or a plan file, plan its buffers with `buffers from`"
-            ))
+            )])
         };
         match model {
             Ok(model) if cx.model.schedule.is_none() => {
@@ -72,8 +79,10 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl, schedule: bool) {
                     "a second `model` statement: a plan runs one model's schedule (plan the other's tensors with `buffers from`)",
                 );
             }
-            Err(e) => {
-                cx.diags.at(f.path.span(), e);
+            Err(lines) => {
+                for line in lines {
+                    cx.diags.at(f.path.span(), line);
+                }
                 return;
             }
         }
@@ -81,9 +90,15 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl, schedule: bool) {
     let file = match parse_bytes(&bytes, &shown) {
         Ok(file) => file,
         Err(e) => {
-            // A CSV's faulty rows, each its own error (the first few, then how many more).
+            // Each faulty row, entry, tensor or operator its own error (the first few, then
+            // how many more).
+            let what = if detect_model(&bytes).is_some() {
+                "model"
+            } else {
+                "plan file"
+            };
             for line in e.lines() {
-                cx.diags.at(f.path.span(), format!("plan file {line}"));
+                cx.diags.at(f.path.span(), format!("{what} {line}"));
             }
             return;
         }

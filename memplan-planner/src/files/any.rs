@@ -38,9 +38,8 @@ pub fn detect(text: &str) -> Option<Format> {
 /// first line that is none of the formats, or the format's own errors (see
 /// [`parse_executorch`], [`parse_minimalloc`](super::parse_minimalloc), [`parse_placed`], and `json::parse_json`;
 /// a MiniMalloc id given twice is a faulty row too); a JSON file when the crate is built
-/// without its `json` feature. The CSV formats report every faulty row (the first
-/// [`LISTED`](crate::LISTED) in the error, see [`FileError::more`]); JSON only its first
-/// fault.
+/// without its `json` feature. The CSV formats report every faulty row, JSON every faulty
+/// entry (the first [`LISTED`](crate::LISTED) in the error, see [`FileError::more`]).
 pub fn parse_any(text: &str, file: &str) -> Result<PlanFile, FileError> {
     let start = FileError::at(file, 1, 1, "");
     if text.trim().is_empty() {

@@ -65,7 +65,7 @@ use memplan_flatbuffers::flatbuffers::VerifierOptions;
 #[cfg(feature = "write")]
 pub use write::{PlannedOffset, write_plan};
 
-use super::error::FileError;
+use super::error::{Faults, Faulty, FileError};
 use super::flatbuffer::{self, MAX_RANK, error};
 use super::model::{
     ModelFile, ModelFormat, Operator, Options, PlannedTensor, Subgraph, TensorId, TensorInfo, Value,
@@ -166,7 +166,11 @@ fn plan_index(p: &fb::Program<'_>, file: &str, name: Option<&str>) -> Result<usi
 /// (`DYNAMIC_UNBOUND`) or negative shape, more than 16 dims, an unknown scalar type, a byte
 /// size over 64 bits, a memory id or an extent outside `non_const_buffer_sizes`, a
 /// constant's data outside the file, an instruction naming a value that does not exist, a
-/// backward jump. Never panics.
+/// backward jump. The faults of values, plan inputs and outputs, instructions and tensor
+/// lists are all reported, each once, in that order, the first [`LISTED`](crate::LISTED)
+/// in the error (see [`FileError::more`]); an instruction is checked for its own indices
+/// only, so a faulty value brings no fault of the instructions that use it. Every other
+/// fault is reported alone. Never panics.
 pub fn read(bytes: &[u8], file: &str, plan_name: Option<&str>) -> Result<ModelFile, FileError> {
     let (p, h) = program(bytes, file, &flatbuffer::verifier_options())?;
     let index = plan_index(&p, file, plan_name)?;
@@ -228,10 +232,20 @@ impl<'a> Reader<'a> {
             .inputs()
             .map(|v| v.iter().collect())
             .unwrap_or_default();
+        // Every faulty value, then every faulty instruction, each once, for its first fault.
+        let mut faults = Faults::new(Faulty::Parts);
         for (v, ev) in values.iter().enumerate() {
-            let (value, list) = self.value(v, ev, &buffer_sizes, &mut planned, &mut initial)?;
-            out_values.push(value);
-            lists.push(list);
+            match self.value(v, ev, &buffer_sizes, &mut planned, &mut initial) {
+                Ok((value, list)) => {
+                    out_values.push(value);
+                    lists.push(list);
+                }
+                Err(e) => {
+                    faults.add(e);
+                    out_values.push(Value::Null);
+                    lists.push(None);
+                }
+            }
         }
 
         // Instructions, in step order.
@@ -270,8 +284,24 @@ impl<'a> Reader<'a> {
             .outputs()
             .map(|v| v.iter().collect())
             .unwrap_or_default();
-        let uses = lifetimes::uses(values.len(), &instrs, &lists, &initial, &outputs)
-            .map_err(|e| self.err(format!("execution plan {}: {e}", self.index)))?;
+        let uses = lifetimes::uses(values.len(), &instrs, &lists, &initial, &outputs);
+        let uses = match uses {
+            Ok(uses) => Some(uses),
+            Err(found) => {
+                for e in found {
+                    faults.add(self.err(format!("execution plan {}: {e}", self.index)));
+                }
+                None
+            }
+        };
+        faults.finish()?;
+        // `uses` fails with at least one fault, so `finish` has returned it.
+        let Some(uses) = uses else {
+            return Err(self.err(format!(
+                "execution plan {}: unreadable instructions",
+                self.index
+            )));
+        };
 
         let mut tensors = Vec::with_capacity(planned.len());
         let mut placed = Vec::with_capacity(planned.len());

@@ -59,7 +59,7 @@ pub use offline::{METADATA_NAME, ONLINE};
 #[cfg(feature = "write")]
 pub use write::write_offline_plan;
 
-use super::error::FileError;
+use super::error::{Faults, Faulty, FileError};
 use super::flatbuffer::{self, MAX_RANK, error};
 use super::model::{
     ModelFile, ModelFormat, Operator, PlannedTensor, Quantization, Subgraph, TensorId, TensorInfo,
@@ -87,7 +87,13 @@ pub const ALIGN: u64 = 16;
 /// Lite Micro reads it), more than 16 dims, an element type
 /// TensorFlow Lite Micro has no size for, a byte size over 64 bits, an index (tensor,
 /// buffer, subgraph, operator code) out of range, a subgraph that runs itself, an offline
-/// plan with the wrong number of entries or a negative offset other than -1. Never panics.
+/// plan with the wrong number of entries or a negative offset other than -1. The faults of
+/// tensors and operators (a shape, an element type, a byte size, an index) are all
+/// reported, each tensor and operator once, subgraph by subgraph (its tensors, then its
+/// inputs and outputs, then its operators), the first [`LISTED`](crate::LISTED) in the
+/// error (see [`FileError::more`]); an operator is checked for its own indices only, so a
+/// faulty tensor brings no fault of the operators that use it. Every other fault is
+/// reported alone. Never panics.
 pub fn read(bytes: &[u8], file: &str) -> Result<ModelFile, FileError> {
     flatbuffer::check_header(bytes, file, ModelFormat::Tflite)?;
     let model = memplan_flatbuffers::verify_tflite(&flatbuffer::verifier_options(), bytes)
@@ -124,15 +130,16 @@ impl<'a> Reader<'a> {
             .subgraphs()
             .map(|v| v.iter().collect())
             .unwrap_or_default();
+        // Every faulty tensor and operator, subgraph by subgraph (its tensors, then its
+        // inputs and outputs, then its operators), each once, for its first fault.
+        let mut faults = Faults::new(Faulty::Parts);
         let mut tensors = Vec::with_capacity(subgraphs.len());
+        let mut graphs = Vec::with_capacity(subgraphs.len());
         for (g, sg) in subgraphs.iter().enumerate() {
-            tensors.push(self.tensors(g, sg)?);
+            tensors.push(self.tensors(g, sg, &mut faults));
+            graphs.push(self.graph(g, sg, &mut faults));
         }
-        let graphs = subgraphs
-            .iter()
-            .enumerate()
-            .map(|(g, sg)| self.graph(g, sg, tensors[g].infos.len()))
-            .collect::<Result<Vec<_>, _>>()?;
+        faults.finish()?;
         let scopes = scopes::walk(&graphs).map_err(|e| self.err(e.to_string()))?;
         let total: usize = tensors.iter().map(|t| t.infos.len()).sum();
         let offline = offline::read(&self.model, total).map_err(|e| self.err(e))?;
@@ -272,40 +279,85 @@ impl<'a> Reader<'a> {
         Ok((builtin, name))
     }
 
-    /// Subgraph `g` as the scope walk needs it.
-    fn graph(
-        &self,
-        g: usize,
-        sg: &fb::SubGraph<'_>,
-        tensors: usize,
-    ) -> Result<scopes::Graph, FileError> {
-        let ops = sg
-            .operators()
-            .map(|ops| {
-                ops.iter()
-                    .enumerate()
-                    .map(|(k, op)| {
-                        let (code, _) = self.code(g as u32, k as u32, &op)?;
-                        Ok(scopes::Op {
-                            inputs: op.inputs().map(|v| v.iter().collect()).unwrap_or_default(),
-                            outputs: op.outputs().map(|v| v.iter().collect()).unwrap_or_default(),
-                            calls: options::subgraph_calls(&op, code),
-                        })
-                    })
-                    .collect::<Result<Vec<_>, FileError>>()
-            })
-            .transpose()?
-            .unwrap_or_default();
-        Ok(scopes::Graph {
+    /// Subgraph `g` as the scope walk needs it, its faults pushed on `faults`: a tensor
+    /// index of its inputs or outputs out of range (once for the subgraph), and, once for
+    /// each operator, an operator code, tensor index or subgraph index out of range. Those
+    /// of the scope walk, which checks only the subgraphs it enters, in any subgraph.
+    fn graph(&self, g: usize, sg: &fb::SubGraph<'_>, faults: &mut Faults) -> scopes::Graph {
+        let tensors = sg.tensors().map_or(0, |v| v.len());
+        let list = |v: Option<memplan_flatbuffers::flatbuffers::Vector<'_, i32>>| -> Vec<i32> {
+            v.map(|v| v.iter().collect()).unwrap_or_default()
+        };
+        let out_of_range = |t: i32| usize::try_from(t).map_or(true, |t| t >= tensors);
+        let mut push = |e: FileError| faults.add(e);
+        let inputs = list(sg.inputs());
+        let outputs = list(sg.outputs());
+        let bad = (inputs
+            .iter()
+            .find(|&&t| out_of_range(t))
+            .map(|&t| ("input", t)))
+        .or_else(|| {
+            outputs
+                .iter()
+                .find(|&&t| out_of_range(t))
+                .map(|&t| ("output", t))
+        });
+        if let Some((which, t)) = bad {
+            push(self.err(scopes::ScopeError::Tensor(g as u32, None, which, t).to_string()));
+        }
+        let mut ops = Vec::new();
+        for (k, op) in sg.operators().into_iter().flatten().enumerate() {
+            let op_inputs = list(op.inputs());
+            let op_outputs = list(op.outputs());
+            let code = match self.code(g as u32, k as u32, &op) {
+                Ok((code, _)) => code,
+                Err(e) => {
+                    push(e);
+                    continue;
+                }
+            };
+            let calls = options::subgraph_calls(&op, code);
+            let bad = op_inputs
+                .iter()
+                .find(|&&t| t >= 0 && out_of_range(t))
+                .map(|&t| ("input", t))
+                .or_else(|| {
+                    op_outputs
+                        .iter()
+                        .find(|&&t| out_of_range(t))
+                        .map(|&t| ("output", t))
+                });
+            if let Some((which, t)) = bad {
+                push(self.err(
+                    scopes::ScopeError::Tensor(g as u32, Some(k as u32), which, t).to_string(),
+                ));
+                continue;
+            }
+            let graphs = self.model.subgraphs().map_or(0, |v| v.len());
+            if let Some(&c) = calls
+                .iter()
+                .find(|&&c| usize::try_from(c).map_or(true, |c| c >= graphs))
+            {
+                push(self.err(scopes::ScopeError::Subgraph(g as u32, k as u32, c).to_string()));
+                continue;
+            }
+            ops.push(scopes::Op {
+                inputs: op_inputs,
+                outputs: op_outputs,
+                calls,
+            });
+        }
+        scopes::Graph {
             tensors,
-            inputs: sg.inputs().map(|v| v.iter().collect()).unwrap_or_default(),
-            outputs: sg.outputs().map(|v| v.iter().collect()).unwrap_or_default(),
+            inputs,
+            outputs,
             ops,
-        })
+        }
     }
 
-    /// Subgraph `g`'s tensors: types, shapes, sizes, quantization and constant data.
-    fn tensors(&self, g: usize, sg: &fb::SubGraph<'_>) -> Result<Tensors, FileError> {
+    /// Subgraph `g`'s tensors: types, shapes, sizes, quantization and constant data; the
+    /// fault of each faulty tensor pushed on `faults` (its first), and the tensor left out.
+    fn tensors(&self, g: usize, sg: &fb::SubGraph<'_>, faults: &mut Faults) -> Tensors {
         let flat: Vec<fb::Tensor<'_>> =
             sg.tensors().map(|v| v.iter().collect()).unwrap_or_default();
         let buffers = self.model.buffers();
@@ -314,6 +366,31 @@ impl<'a> Reader<'a> {
             sizes: Vec::with_capacity(flat.len()),
         };
         for (i, t) in flat.iter().enumerate() {
+            match self.tensor(g, i, t, buffers) {
+                Ok((info, size)) => {
+                    out.infos.push(info);
+                    out.sizes.push(size);
+                }
+                Err(e) => faults.add(e),
+            }
+        }
+        out
+    }
+
+    /// Tensor `i` of subgraph `g`, and its byte size.
+    fn tensor(
+        &self,
+        g: usize,
+        i: usize,
+        t: &fb::Tensor<'_>,
+        buffers: Option<
+            memplan_flatbuffers::flatbuffers::Vector<
+                '_,
+                memplan_flatbuffers::flatbuffers::ForwardsUOffset<fb::Buffer<'_>>,
+            >,
+        >,
+    ) -> Result<(TensorInfo, u64), FileError> {
+        {
             let name = t.name().unwrap_or("");
             let at = |m: String| self.err(format!("tensor {i} (`{name}`) of subgraph {g}: {m}"));
             let element = types::element_type(t.type_()).ok_or_else(|| {
@@ -377,7 +454,7 @@ impl<'a> Reader<'a> {
                     quantized_dimension: q.quantized_dimension(),
                 })
             });
-            out.infos.push(TensorInfo {
+            let info = TensorInfo {
                 name: name.to_string(),
                 element,
                 shape: dims.iter().map(|&d| d as u64).collect(),
@@ -385,9 +462,8 @@ impl<'a> Reader<'a> {
                 data,
                 variable: t.is_variable(),
                 planned: None,
-            });
-            out.sizes.push(size);
+            };
+            Ok((info, size))
         }
-        Ok(out)
     }
 }

@@ -65,20 +65,23 @@ impl Uses {
 ///
 /// # Errors
 ///
-/// A message naming the instruction (step) and the argument: a value index out of range, a
-/// jump backwards (a loop, whose lifetimes memplan does not model) or out of range.
+/// Every fault, in this order: each plan input and output, each instruction (step) and
+/// each tensor list, once, for its first fault, a message naming it and the argument: a
+/// value index out of range, a jump backwards (a loop, whose lifetimes memplan does not
+/// model) or out of range.
 pub(super) fn uses(
     values: usize,
     instrs: &[Instr],
     lists: &[Option<Vec<i32>>],
     initial: &[i32],
     outputs: &[i32],
-) -> Result<Uses, String> {
+) -> Result<Uses, Vec<String>> {
     let mut u = Uses {
         first: vec![None; values],
         last: vec![None; values],
         written: vec![None; values],
     };
+    let mut faults = Vec::new();
     let index = |v: i32, what: &dyn Fn() -> String| -> Result<usize, String> {
         usize::try_from(v)
             .ok()
@@ -92,48 +95,64 @@ pub(super) fn uses(
     };
     let last_step = instrs.len().saturating_sub(1) as Step;
     for (k, &v) in initial.iter().enumerate() {
-        let v = index(v, &|| format!("plan input {k}"))?;
-        u.touch(v, 0);
-        u.write(v, 0);
+        match index(v, &|| format!("plan input {k}")) {
+            Ok(v) => {
+                u.touch(v, 0);
+                u.write(v, 0);
+            }
+            Err(e) => faults.push(e),
+        }
     }
     for (k, &v) in outputs.iter().enumerate() {
-        let v = index(v, &|| format!("plan output {k}"))?;
-        u.touch(v, last_step);
+        match index(v, &|| format!("plan output {k}")) {
+            Ok(v) => u.touch(v, last_step),
+            Err(e) => faults.push(e),
+        }
     }
     for (s, instr) in instrs.iter().enumerate() {
         let step = s as Step;
         let at = |what: String| format!("instruction {s}: {what}");
-        match instr {
-            Instr::Kernel(args) | Instr::Delegate(args) => {
-                for (a, &v) in args.iter().enumerate() {
-                    let v = index(v, &|| at(format!("argument {a}")))?;
-                    u.touch(v, step);
-                    if matches!(instr, Instr::Delegate(..)) || a + 1 == args.len() {
-                        u.write(v, step);
+        let mut one = || -> Result<(), String> {
+            match instr {
+                Instr::Kernel(args) | Instr::Delegate(args) => {
+                    let slots = args
+                        .iter()
+                        .enumerate()
+                        .map(|(a, &v)| index(v, &|| at(format!("argument {a}"))))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    for (a, &v) in slots.iter().enumerate() {
+                        u.touch(v, step);
+                        if matches!(instr, Instr::Delegate(..)) || a + 1 == args.len() {
+                            u.write(v, step);
+                        }
                     }
                 }
-            }
-            Instr::Move(from, to) => {
-                let f = index(*from, &|| at("move_from".into()))?;
-                let t = index(*to, &|| at("move_to".into()))?;
-                u.touch(f, step);
-                u.touch(t, step);
-                u.write(t, step);
-            }
-            Instr::Free(v) => {
-                let v = index(*v, &|| at("value_index".into()))?;
-                u.touch(v, step);
-            }
-            Instr::JumpFalse(cond, dest) => {
-                let c = index(*cond, &|| at("cond_value_index".into()))?;
-                u.touch(c, step);
-                if usize::try_from(*dest).map_or(true, |d| d <= s || d > instrs.len()) {
-                    return Err(at(format!(
-                        "a jump to instruction {dest}: only forward jumps within the chain are read (a loop's lifetimes are not modelled)"
-                    )));
+                Instr::Move(from, to) => {
+                    let f = index(*from, &|| at("move_from".into()))?;
+                    let t = index(*to, &|| at("move_to".into()))?;
+                    u.touch(f, step);
+                    u.touch(t, step);
+                    u.write(t, step);
                 }
+                Instr::Free(v) => {
+                    let v = index(*v, &|| at("value_index".into()))?;
+                    u.touch(v, step);
+                }
+                Instr::JumpFalse(cond, dest) => {
+                    let c = index(*cond, &|| at("cond_value_index".into()))?;
+                    if usize::try_from(*dest).map_or(true, |d| d <= s || d > instrs.len()) {
+                        return Err(at(format!(
+                            "a jump to instruction {dest}: only forward jumps within the chain are read (a loop's lifetimes are not modelled)"
+                        )));
+                    }
+                    u.touch(c, step);
+                }
+                Instr::Unknown => {}
             }
-            Instr::Unknown => {}
+            Ok(())
+        };
+        if let Err(e) = one() {
+            faults.push(e);
         }
     }
     // A list's members are referenced wherever the list is, and written where it is.
@@ -143,19 +162,31 @@ pub(super) fn uses(
             continue;
         };
         let written = u.written[l];
-        for (m, &v) in members.iter().enumerate() {
-            if v < 0 {
-                continue; // an absent optional tensor
+        let slots = members
+            .iter()
+            .enumerate()
+            // A negative member is an absent optional tensor.
+            .filter(|&(_, &v)| v >= 0)
+            .map(|(m, &v)| index(v, &|| format!("member {m} of tensor list {l}")))
+            .collect::<Result<Vec<_>, _>>();
+        match slots {
+            Ok(slots) => {
+                for v in slots {
+                    u.touch(v, first);
+                    u.touch(v, last);
+                    if let Some(w) = written {
+                        u.write(v, w);
+                    }
+                }
             }
-            let v = index(v, &|| format!("member {m} of tensor list {l}"))?;
-            u.touch(v, first);
-            u.touch(v, last);
-            if let Some(w) = written {
-                u.write(v, w);
-            }
+            Err(e) => faults.push(e),
         }
     }
-    Ok(u)
+    if faults.is_empty() {
+        Ok(u)
+    } else {
+        Err(faults)
+    }
 }
 
 #[cfg(test)]
@@ -202,7 +233,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             e,
-            "instruction 0: argument 1 is value 5, which the plan does not have (1 values)"
+            ["instruction 0: argument 1 is value 5, which the plan does not have (1 values)"]
         );
         let e = uses(
             1,
@@ -213,9 +244,39 @@ mod tests {
         )
         .err()
         .unwrap();
+        assert_eq!(e.len(), 1);
         assert!(
-            e.starts_with("instruction 1: a jump to instruction 0"),
-            "{e}"
+            e[0].starts_with("instruction 1: a jump to instruction 0"),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn every_faulty_input_instruction_and_list_is_reported() {
+        let e = uses(
+            3,
+            &[
+                Instr::Kernel(vec![0, 5]),
+                Instr::Move(7, 0),
+                Instr::Free(1),
+                Instr::Kernel(vec![2, 1]),
+                Instr::JumpFalse(0, 0),
+            ],
+            &[None, None, Some(vec![-1, 4])],
+            &[9],
+            &[],
+        )
+        .err()
+        .unwrap();
+        assert_eq!(
+            e,
+            [
+                "plan input 0 is value 9, which the plan does not have (3 values)",
+                "instruction 0: argument 1 is value 5, which the plan does not have (3 values)",
+                "instruction 1: move_from is value 7, which the plan does not have (3 values)",
+                "instruction 4: a jump to instruction 0: only forward jumps within the chain are read (a loop's lifetimes are not modelled)",
+                "member 1 of tensor list 2 is value 4, which the plan does not have (3 values)",
+            ]
         );
     }
 }

@@ -166,7 +166,16 @@ fn every_faulty_json_entry_and_model_tensor_is_an_error_of_its_own() {
 
 #[test]
 fn a_rust_file_that_is_not_rust_tokens_is_an_error_at_its_place() {
-    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("unclosed.rs");
+    // In a package of its own, so that `check` has no lone-file note to give first
+    // wherever the target directory is.
+    let package = Path::new(env!("CARGO_TARGET_TMPDIR")).join("unclosed");
+    std::fs::create_dir_all(package.join("src")).unwrap();
+    std::fs::write(
+        package.join("Cargo.toml"),
+        "[package]\nname = \"unclosed\"\nversion = \"0.0.0\"\nedition = \"2024\"\n",
+    )
+    .unwrap();
+    let path = package.join("src/unclosed.rs");
     std::fs::write(&path, "memory_plan! {\n    mod m { region r: 16 bytes;\n").unwrap();
     let file = path.display().to_string();
     for command in ["plan", "check"] {

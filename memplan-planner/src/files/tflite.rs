@@ -292,17 +292,7 @@ impl<'a> Reader<'a> {
         let mut push = |e: FileError| faults.add(e);
         let inputs = list(sg.inputs());
         let outputs = list(sg.outputs());
-        let bad = (inputs
-            .iter()
-            .find(|&&t| out_of_range(t))
-            .map(|&t| ("input", t)))
-        .or_else(|| {
-            outputs
-                .iter()
-                .find(|&&t| out_of_range(t))
-                .map(|&t| ("output", t))
-        });
-        if let Some((which, t)) = bad {
+        if let Some((which, t)) = first_out_of_range(&inputs, &outputs, &out_of_range) {
             push(self.err(scopes::ScopeError::Tensor(g as u32, None, which, t).to_string()));
         }
         let mut ops = Vec::new();
@@ -317,16 +307,10 @@ impl<'a> Reader<'a> {
                 }
             };
             let calls = options::subgraph_calls(&op, code);
-            let bad = op_inputs
-                .iter()
-                .find(|&&t| t >= 0 && out_of_range(t))
-                .map(|&t| ("input", t))
-                .or_else(|| {
-                    op_outputs
-                        .iter()
-                        .find(|&&t| out_of_range(t))
-                        .map(|&t| ("output", t))
-                });
+            // An operator's input -1 is an optional input left out.
+            let input_out_of_range = |t: i32| t >= 0 && out_of_range(t);
+            let bad = first_out_of_range(&op_inputs, &[], &input_out_of_range)
+                .or_else(|| first_out_of_range(&[], &op_outputs, &out_of_range));
             if let Some((which, t)) = bad {
                 push(self.err(
                     scopes::ScopeError::Tensor(g as u32, Some(k as u32), which, t).to_string(),
@@ -466,4 +450,17 @@ impl<'a> Reader<'a> {
             Ok((info, size))
         }
     }
+}
+
+/// The first of `inputs` (then of `outputs`) that `out_of_range` refuses, with which list
+/// it is in.
+fn first_out_of_range(
+    inputs: &[i32],
+    outputs: &[i32],
+    out_of_range: &dyn Fn(i32) -> bool,
+) -> Option<(&'static str, i32)> {
+    let first = |list: &[i32]| list.iter().copied().find(|&t| out_of_range(t));
+    first(inputs)
+        .map(|t| ("input", t))
+        .or_else(|| first(outputs).map(|t| ("output", t)))
 }

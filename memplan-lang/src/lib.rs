@@ -56,6 +56,7 @@ pub mod memory_x;
 mod names;
 mod parse;
 mod plan;
+mod similar;
 pub mod source;
 pub mod write;
 

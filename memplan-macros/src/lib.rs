@@ -121,7 +121,8 @@ use proc_macro::TokenStream;
 /// - `crate = PATH;` the path of the runtime crate, for users who re-export it (default
 ///   `::memplan_runtime`); give an absolute path (`::hal::memplan` or `crate::memplan`).
 ///
-/// Sizes are `N`, `N bytes`, `N KiB`, `N MiB`, `[T; N]` for `T` one of `u8 i8 u16 i16 u32 i32
+/// Sizes are whole numbers: `N`, `N bytes` (or `N byte`, `N B`), `N KiB`, `N MiB`, `N GiB`
+/// (powers of 1024; `1.5 KiB` is an error that gives the bytes meant), `[T; N]` for `T` one of `u8 i8 u16 i16 u32 i32
 /// u64 i64 u128 i128 f32 f64`, or `[T; N] as B bytes` (with `align A`) for a user type: the
 /// macro then asserts at compile time, on the actual target, that `[T; N]` fits in `B`
 /// bytes, that `T`'s alignment is at most `A`, and that `T` is plain data

@@ -103,7 +103,7 @@ pub(super) fn check(cx: &mut Lowering<'_>) {
         };
         let Some(bank) = mx.bank(&m) else {
             let known: Vec<&str> = mx.banks.iter().map(|b| b.name.as_str()).collect();
-            let hint = super::values::did_you_mean(&mut cx.hints_left, &m, known.iter().copied());
+            let hint = crate::similar::did_you_mean(&mut cx.hints_left, &m, known.iter().copied());
             errors.push((
                 span,
                 format!(

@@ -50,7 +50,7 @@ pub(crate) struct Lowering<'a> {
     pub(crate) type_names: HashMap<String, String>,
     /// Statements that may be given once: `crate`, `strategy`, `lock`, and each pool.
     pub(crate) seen: Seen,
-    /// "Did you mean" searches left ([`super::values::did_you_mean`]).
+    /// "Did you mean" searches left ([`crate::similar::did_you_mean`]).
     pub(crate) hints_left: usize,
 }
 

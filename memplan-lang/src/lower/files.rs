@@ -59,9 +59,7 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl, schedule: bool) {
                     .collect::<Vec<_>>()
             })
         } else {
-            Err(vec![format!(
-                "model `{shown}`: a `model` statement runs a .tflite model's schedule; for a .pte program or a plan file, plan its buffers with `buffers from`"
-            )])
+            Err(vec![not_tflite(&shown, &bytes)])
         };
         match model {
             Ok(model) if cx.model.schedule.is_none() => {
@@ -234,5 +232,24 @@ fn resolve(cx: &mut Lowering<'_>, lit: &LitStr, out_dir: bool, what: &str) -> Op
             );
             None
         }
+    }
+}
+
+/// Why a `model` statement cannot run `bytes` (not a `.tflite` model), saying what the file
+/// is: a `.pte` program, or something without TFLite's file identifier `TFL3` at byte 4.
+fn not_tflite(shown: &str, bytes: &[u8]) -> String {
+    const WHAT: &str = "a `model` statement runs a .tflite model's schedule";
+    match (detect_model(bytes), bytes.get(4..8)) {
+        (Some(ModelFormat::Pte), _) => format!(
+            "model `{shown}` is a .pte program: {WHAT}; plan a program's buffers with `buffers from`"
+        ),
+        (_, Some(id)) => format!(
+            "model `{shown}` is not a .tflite model: bytes 4 to 7 are `{}`, not TFLite's file identifier `TFL3` ({WHAT}; for a plan file, plan its buffers with `buffers from`)",
+            id.escape_ascii()
+        ),
+        (_, None) => format!(
+            "model `{shown}` is not a .tflite model: {} bytes, fewer than a flatbuffer's 8-byte header ({WHAT})",
+            bytes.len()
+        ),
     }
 }

@@ -84,7 +84,7 @@ pub fn lower(input: Input, env: &Env, diags: &mut Diagnostics) -> Model {
         buffer_by_name: HashMap::new(),
         type_names: HashMap::new(),
         seen: Seen::default(),
-        hints_left: values::HINTS,
+        hints_left: crate::similar::HINTS,
     };
     regions::declare_all(&mut cx, &stmts);
     for stmt in stmts {

@@ -71,7 +71,7 @@ pub(super) fn resolve_in_place(cx: &mut Lowering<'_>) {
             None => {
                 cx.model.buffers[i].exclude(Cause::InPlaceOf);
                 let wanted = src.to_string();
-                let hint = super::values::did_you_mean(
+                let hint = crate::similar::did_you_mean(
                     &mut cx.hints_left,
                     &wanted,
                     cx.model.buffers.iter().map(|r| r.buffer.name.as_str()),

@@ -2,7 +2,7 @@
 //! `in place of`) and lifetimes (`live A..=B`, `live A..B`).
 
 use syn::parse::ParseStream;
-use syn::{Attribute, LitInt, Token};
+use syn::{Attribute, LitFloat, LitInt, Token};
 
 use super::size::{parse_bytes, parse_size, parse_u32, parse_u64};
 use super::{BufferDecl, Live, kw, parse_colon, unknown_clause};
@@ -22,7 +22,8 @@ pub(super) fn parse(input: ParseStream, attrs: Vec<Attribute>) -> syn::Result<Bu
         in_place_of: None,
         pad: None,
     };
-    if input.peek(LitInt) || input.peek(syn::token::Bracket) {
+    // A fraction (`0.5 KiB`) goes to the size's own error.
+    if input.peek(LitInt) || input.peek(LitFloat) || input.peek(syn::token::Bracket) {
         b.size = Some(parse_size(input)?);
     }
     while !input.is_empty() {
@@ -73,6 +74,7 @@ pub(super) fn parse(input: ParseStream, attrs: Vec<Attribute>) -> syn::Result<Bu
                 input,
                 la,
                 "buffer",
+                &["in", "live", "align", "at", "pad"],
                 "`in REGION`, `live A..=B`, `align N`, `at OFFSET`, `pad` or `in place of BUFFER`",
             ));
         }

@@ -20,6 +20,7 @@ use syn::spanned::Spanned;
 use syn::{Attribute, Ident, LitStr, Token, Type, Visibility, braced};
 
 use crate::diag::{Diagnostics, SpanRange};
+use crate::similar::did_you_mean;
 
 /// `[attrs] vis mod NAME { statements }`.
 pub struct Input {
@@ -521,11 +522,17 @@ impl Parse for Stmt {
                 input.parse::<Ident>()?;
                 Stmt::Lock(settings::parse_lock(input)?)
             } else {
+                const STATEMENTS: [&str; 10] = [
+                    "region", "buffer", "buffers", "model", "constant", "runtime", "temp",
+                    "strategy", "lock", "crate",
+                ];
+                let hint = did_you_mean(&mut 1, &which.to_string(), STATEMENTS.into_iter());
                 return Err(syn::Error::new(
                     which.span(),
                     format!(
-                        "unknown statement `{which}`: expected `region`, `buffer`, `buffers`, \
-                         `model`, `constant`, `runtime`, `temp`, `strategy`, `lock` or `crate`"
+                        "unknown statement `{which}`{hint}: expected `region`, `buffer`, \
+                         `buffers`, `model`, `constant`, `runtime`, `temp`, `strategy`, `lock` \
+                         or `crate`"
                     ),
                 ));
             }
@@ -551,19 +558,23 @@ impl Parse for Stmt {
     }
 }
 
-/// "unknown buffer clause `colour`; expected ...", or the lookahead's own error when the
-/// next token is not a word.
+/// "unknown buffer clause `lvie` (did you mean `live`?); expected ...", the hint from the
+/// clause's `keywords`, or the lookahead's own error when the next token is not a word.
 pub(crate) fn unknown_clause(
     input: ParseStream,
     la: syn::parse::Lookahead1,
     what: &str,
+    keywords: &[&str],
     expected: &str,
 ) -> syn::Error {
     match input.fork().parse::<Ident>() {
-        Ok(id) => syn::Error::new(
-            id.span(),
-            format!("unknown {what} clause `{id}`; expected {expected}"),
-        ),
+        Ok(id) => {
+            let hint = did_you_mean(&mut 1, &id.to_string(), keywords.iter().copied());
+            syn::Error::new(
+                id.span(),
+                format!("unknown {what} clause `{id}`{hint}; expected {expected}"),
+            )
+        }
         Err(_) => la.error(),
     }
 }

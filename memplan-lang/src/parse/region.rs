@@ -78,6 +78,7 @@ pub(super) fn parse(input: ParseStream, attrs: Vec<Attribute>) -> syn::Result<Re
                 input,
                 la,
                 "region",
+                &["align", "memory", "unsafe", "section", "uninit", "kind"],
                 "`align N`, `memory NAME`, `unsafe section \"S\"`, `uninit` or `kind K`",
             ));
         }

@@ -4,7 +4,7 @@
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::parse::ParseStream;
 use syn::spanned::Spanned;
-use syn::{Ident, LitInt, Token, Type, bracketed};
+use syn::{Ident, LitFloat, LitInt, Token, Type, bracketed};
 
 use super::kw;
 use super::{Elem, Size};
@@ -161,6 +161,9 @@ pub(crate) fn parse_bytes(input: ParseStream) -> syn::Result<Size> {
         // syn says "unexpected end of input, ..."; the caller spans it on the statement's end.
         return Err(input.error(EXPECTED));
     }
+    if input.peek(LitFloat) {
+        return Err(fractional_size(input));
+    }
     let lit: LitInt = input
         .parse()
         .map_err(|e| syn::Error::new(e.span(), EXPECTED))?;
@@ -211,6 +214,48 @@ pub(crate) fn parse_bytes(input: ParseStream) -> syn::Result<Size> {
         span,
         elem: Elem::Bytes,
     })
+}
+
+/// The error for a size written with a fraction (`1.5 KiB`): sizes are whole bytes; when
+/// the value is a whole number of bytes, the error gives it (`write `1536 bytes``).
+fn fractional_size(input: ParseStream) -> syn::Error {
+    let Ok(lit) = input.parse::<LitFloat>() else {
+        return input.error("expected a size: `N bytes`, `N KiB`, `N MiB` or `[T; N]`");
+    };
+    let unit = input.fork().parse::<Ident>().ok();
+    let (unit_text, shift) = match unit.as_ref().map(Ident::to_string).as_deref() {
+        Some("KiB") => (" KiB", 10),
+        Some("MiB") => (" MiB", 20),
+        Some("GiB") => (" GiB", 30),
+        Some("bytes" | "byte" | "B") => (" bytes", 0),
+        _ => ("", 0),
+    };
+    let digits = lit.base10_digits();
+    let written = format!("{digits}{unit_text}");
+    let whole = whole_bytes(digits, shift).filter(|_| lit.suffix().is_empty());
+    let message = match whole {
+        Some(b) => format!("`{written}` is {b} bytes: write `{b} bytes` (sizes are whole numbers)"),
+        None => format!(
+            "`{written}` is not a whole number of bytes: write a size as an integer of `bytes`, `KiB`, `MiB` or `GiB`"
+        ),
+    };
+    syn::Error::new(lit.span(), message)
+}
+
+/// `digits` (a decimal literal's digits, `1.5`, no exponent) times `2^shift`, when that is a
+/// whole number that fits 64 bits.
+fn whole_bytes(digits: &str, shift: u32) -> Option<u64> {
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    if int.len() + frac.len() > 30 || !(int.bytes().chain(frac.bytes())).all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let scale = 10u128.checked_pow(u32::try_from(frac.len()).ok()?)?;
+    let n: u128 = format!("{int}{frac}").parse().ok()?;
+    let scaled = n.checked_mul(1u128 << shift)?;
+    (scaled % scale == 0)
+        .then(|| u64::try_from(scaled / scale).ok())
+        .flatten()
 }
 
 /// What is wrong with an element type that reads like a primitive but is none: a number
@@ -307,6 +352,18 @@ mod tests {
         assert_eq!(message("Sample"), None);
         assert_eq!(message("u"), None);
         assert_eq!(message("f32x4"), None);
+    }
+
+    #[test]
+    fn a_fraction_of_a_unit_is_given_in_bytes_when_whole() {
+        use super::whole_bytes;
+        assert_eq!(whole_bytes("1.5", 10), Some(1536));
+        assert_eq!(whole_bytes("0.25", 20), Some(262_144));
+        assert_eq!(whole_bytes("2.0", 0), Some(2));
+        assert_eq!(whole_bytes("1.3", 10), None); // 1331.2 bytes
+        assert_eq!(whole_bytes("0.5", 0), None);
+        assert_eq!(whole_bytes("1e3", 0), None); // an exponent: no figure
+        assert_eq!(whole_bytes("17179869184.0", 30), None); // over 64 bits
     }
 
     #[test]

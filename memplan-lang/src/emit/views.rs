@@ -440,7 +440,7 @@ fn accessors(model: &Model, resolved: &Resolved) -> TokenStream {
         let shown = braces(&r.buffer.name);
         let live = live_steps(model, i);
         let message = format!("buffer `{shown}` is not in this step's view: it is live {live}");
-        let label = format!("`{shown}` is used outside its lifetime {live}");
+        let label = format!("`{shown}` is not live at this step");
         let declared = match &r.origin {
             Some(origin) => format!("`{shown}` is a row of the plan file at {}", braces(origin)),
             None => {

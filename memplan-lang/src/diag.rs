@@ -93,6 +93,16 @@ impl Diagnostics {
         });
     }
 
+    /// Puts the errors in source order (line, then column, of the first token they point
+    /// at), keeping the order found among errors at one place: the checks run pass by
+    /// pass, and a user reads the errors top to bottom.
+    pub(crate) fn into_source_order(&mut self) {
+        self.list.sort_by_key(|d| {
+            let at = d.span.first.start();
+            (at.line, at.column)
+        });
+    }
+
     /// How many errors were recorded.
     pub fn len(&self) -> usize {
         self.list.len()
@@ -103,7 +113,7 @@ impl Diagnostics {
         self.list.is_empty()
     }
 
-    /// The errors, in the order found.
+    /// The errors, in source order once checked ([`crate::check`]).
     pub fn iter(&self) -> std::slice::Iter<'_, Diagnostic> {
         self.list.iter()
     }

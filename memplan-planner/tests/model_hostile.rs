@@ -421,3 +421,38 @@ fn the_ui_suite_s_faulty_model_is_hello_world_with_the_five_faults() {
         path.display()
     );
 }
+
+#[test]
+fn the_ui_suite_s_ragged_constant_model_is_hello_world_with_a_short_bias() {
+    // `tests/ui/hello_ragged_bias.tflite` (the macro's case `model_constant_ragged`) is
+    // hello_world with the data of its first int32 constant one byte short: it still reads
+    // as a model (a constant's length is the kernels' concern), and a `model` statement
+    // must refuse to hand it to a kernel as `&[i32]`. `MEMPLAN_WRITE_UI_MODEL=1` writes it
+    // anew.
+    let mut m = model(HELLO);
+    let tensors = m.subgraphs.as_ref().unwrap()[0].tensors.as_ref().unwrap();
+    let buffers = m.buffers.as_ref().unwrap();
+    let b = tensors
+        .iter()
+        .map(|t| (t.type_, t.buffer as usize))
+        .find(|&(ty, b)| {
+            ty == TensorType::INT32 && buffers[b].data.as_ref().is_some_and(|d| !d.is_empty())
+        })
+        .map(|(_, b)| b)
+        .unwrap();
+    let data = m.buffers.as_mut().unwrap()[b].data.as_mut().unwrap();
+    assert_eq!(data.len() % 4, 0);
+    data.pop();
+    let made = pack(&m);
+    assert!(tflite::read(&made, "m.tflite").is_ok());
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/ui/hello_ragged_bias.tflite");
+    if std::env::var_os("MEMPLAN_WRITE_UI_MODEL").is_some() {
+        std::fs::write(&path, &made).unwrap();
+    }
+    assert!(
+        std::fs::read(&path).unwrap() == made,
+        "{} is not the model made here",
+        path.display()
+    );
+}

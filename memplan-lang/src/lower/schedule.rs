@@ -4,8 +4,8 @@
 //! (each range once, at a multiple of 16: [`Schedule::constants`]). Everything the
 //! generated `run` could get wrong is refused here, spanned on the statement's path: an
 //! operator kind memplan has no kernel trait for, control flow, operators of one kind with
-//! different element types, a tensor neither planned nor constant, constant data not
-//! aligned for its type in the file or outside it, a plan too long for step views.
+//! different element types, a tensor neither planned nor constant, constant data outside
+//! the file or not a whole number of its elements, a plan too long for step views.
 
 use std::collections::HashMap;
 
@@ -336,10 +336,13 @@ fn build(model: &ModelFile, first_buffer: usize) -> Result<Built, String> {
             (Some(b), _) => Source::Buffer(b),
             (None, Some(range)) => {
                 let size = elem.map_or(info.element.size.max(1), |p| p.size());
-                if range.start % size != 0 {
+                // Where the data starts in the file does not matter: `pack` copies it to a
+                // multiple of `CONSTANT_ALIGN`.
+                let len = range.end - range.start;
+                if len % size != 0 {
                     return Err(format!(
-                        "{op}: the data of tensor {i} (`{}`) starts at byte {} of the file, not aligned for its {} elements",
-                        info.name, range.start, info.element.name
+                        "{op}: the data of tensor {i} (`{}`) is {len} bytes, not a whole number of its {} elements ({size} bytes each)",
+                        info.name, info.element.name
                     ));
                 }
                 Source::Constant {

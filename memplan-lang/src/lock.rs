@@ -453,9 +453,9 @@ pub(crate) fn lookup(
             Lookup::NoFile(_) => Some(format!(
                 "the package root (CARGO_MANIFEST_DIR) has no {FILE_NAME}"
             )),
-            Lookup::Missing(_) => Some(format!("{FILE_NAME} has no entry for it")),
+            Lookup::Missing(_) => Some(format!("{FILE_NAME} has no entry `{key}` for it")),
             Lookup::Stale(_) => Some(format!(
-                "its entry in {FILE_NAME} is stale (the plan's inputs changed since `memplan lock`)"
+                "its entry `{key}` in {FILE_NAME} is stale (the plan's inputs changed since `memplan lock`)"
             )),
             Lookup::Off | Lookup::Fresh(..) => None,
         };

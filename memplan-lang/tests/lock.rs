@@ -155,7 +155,10 @@ fn a_required_lock_that_is_stale_or_missing_is_an_error_naming_the_plan() {
     std::fs::write(dir.join(lock::FILE_NAME), lock::render(&[])).unwrap();
     let e = errors(&check(required.parse().unwrap(), &env(&dir, None)));
     assert_eq!(e.len(), 1, "{e:?}");
-    assert!(e[0].contains("memplan.lock has no entry for it"), "{e:?}");
+    assert!(
+        e[0].contains("memplan.lock has no entry `m` for it"),
+        "{e:?}"
+    );
     // A fresh entry: planned from it.
     let searched = lock(&dir, &required);
     let c = check(
@@ -170,7 +173,7 @@ fn a_required_lock_that_is_stale_or_missing_is_an_error_naming_the_plan() {
     assert_eq!(e.len(), 1, "{e:?}");
     assert!(
         e[0].contains("memory plan `m` requires a lock")
-            && e[0].contains("is stale (the plan's inputs changed since `memplan lock`)"),
+            && e[0].contains("its entry `m` in memplan.lock is stale (the plan's inputs changed since `memplan lock`)"),
         "{e:?}"
     );
 }

@@ -96,7 +96,7 @@ impl Diagnostics {
     /// Puts the errors in source order (line, then column, of the first token they point
     /// at), keeping the order found among errors at one place: the checks run pass by
     /// pass, and a user reads the errors top to bottom.
-    pub(crate) fn into_source_order(&mut self) {
+    pub(crate) fn sort_by_source(&mut self) {
         self.list.sort_by_key(|d| {
             let at = d.span.first.start();
             (at.line, at.column)

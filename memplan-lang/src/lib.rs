@@ -199,7 +199,7 @@ pub fn check(tokens: TokenStream, env: &Env) -> Checked {
 pub fn check_with(tokens: TokenStream, env: &Env, use_lock: bool) -> Checked {
     let mut diagnostics = Diagnostics::default();
     let Some(input) = parse::parse(tokens, &mut diagnostics) else {
-        diagnostics.into_source_order();
+        diagnostics.sort_by_source();
         return Checked {
             diagnostics,
             model: None,
@@ -231,7 +231,7 @@ pub fn check_with(tokens: TokenStream, env: &Env, use_lock: bool) -> Checked {
         lock::Lookup::Off
     };
     let planned = plan::plan(&model, lock.fresh(), &mut diagnostics);
-    diagnostics.into_source_order();
+    diagnostics.sort_by_source();
     Checked {
         diagnostics,
         model: Some(model),

@@ -153,7 +153,7 @@ use proc_macro::TokenStream;
 /// # Errors
 ///
 /// Every bad input is a compile error spanned on the offending token, all of them in one
-/// build, with needed and available bytes as plain integers where sizes are involved. A
+/// build, in source order (a misspelt keyword with the one meant: `did you mean `live`?`), with needed and available bytes as plain integers where sizes are involved. A
 /// plan that does not fit names the region, the bytes over, the peak step and the largest
 /// buffers live there, and says when only the packing (fragmentation) is to blame. A plan
 /// file's faults are spanned on its path: a CSV's every faulty row (a malformed row, a

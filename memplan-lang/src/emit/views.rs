@@ -14,7 +14,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
 use super::resolve::Resolved;
-use crate::lower::{ElemInfo, Model};
+use crate::lower::{BufferRecord, ElemInfo, Model, Standing};
 use crate::names;
 
 /// The most steps (0 to the last step of any buffer) for which views are emitted.
@@ -122,19 +122,28 @@ pub(super) fn views(model: &Model, resolved: &Resolved, p: &TokenStream) -> Toke
 }
 
 /// The buffers live at each step `0..=last`, in declaration order; `None` past the limits.
+/// A buffer whose statement did not parse (`Standing::Broken`, after its error) has no
+/// known lifetime: every step holds it, so that code using it at any step adds no error.
 fn live_sets(model: &Model) -> Option<Vec<Vec<usize>>> {
+    let broken = |r: &BufferRecord| r.standing == Standing::Broken;
+    if model.buffers.is_empty() {
+        return None;
+    }
     let last = model
         .buffers
         .iter()
+        .filter(|r| !broken(r))
         .map(|r| u64::from(r.buffer.lifetime.last))
-        .max()?;
+        .max()
+        .unwrap_or(0);
     if last >= MAX_STEPS {
         return None;
     }
     let mut steps: Vec<Vec<usize>> = vec![Vec::new(); last as usize + 1];
     for (i, r) in model.buffers.iter().enumerate() {
         let l = r.buffer.lifetime;
-        for t in l.first..=l.last {
+        let (first, last) = if broken(r) { (0, last as u32) } else { (l.first, l.last) };
+        for t in first..=last {
             steps[t as usize].push(i);
         }
     }

@@ -11,13 +11,33 @@ use super::model::{BufferRecord, BufferSpans, Cause, Declared, ElemInfo, Standin
 use super::values::{Reported, check_align, object_bytes, placement_of};
 use crate::diag::SpanRange;
 use crate::names;
-use crate::parse::{BufferDecl, Elem, Live};
+use crate::parse::{BufferDecl, Elem, Live, Size};
 
 /// A buffer whose statement did not parse (the error is reported): its name and type are
 /// declared, so that the user's code naming it raises no further errors, and it is left
 /// out of the plan. Its region (`placed_in`, when its `in REGION` could be read) tells
-/// which region's plan it would have been part of.
-pub(super) fn declare_broken(cx: &mut Lowering<'_>, name: Ident, placed_in: Option<Ident>) {
+/// which region's plan it would have been part of. Its size, when it reads (`size`: of
+/// plain bytes or a primitive element type), gives its views' field the type written; its
+/// lifetime is unknown, so every step's view holds it (`Standing::Broken`).
+pub(super) fn declare_broken(
+    cx: &mut Lowering<'_>,
+    name: Ident,
+    placed_in: Option<Ident>,
+    size: Option<Size>,
+) {
+    let (bytes, elem) = match size {
+        Some(Size {
+            bytes: Some(bytes),
+            elem: Elem::Prim { ty, size, .. },
+            ..
+        }) => (bytes, ElemInfo::Prim { ty, size }),
+        Some(Size {
+            bytes: Some(bytes),
+            elem: Elem::Bytes,
+            ..
+        }) => (bytes, ElemInfo::Bytes),
+        _ => (0, ElemInfo::Bytes),
+    };
     let tname = names::type_name(&name.to_string(), 'B');
     let named = !cx.buffer_by_name.contains_key(&name.to_string())
         && cx.claim(&tname, name.span(), format!("buffer `{name}`"));
@@ -30,10 +50,10 @@ pub(super) fn declare_broken(cx: &mut Lowering<'_>, name: Ident, placed_in: Opti
         spans: BufferSpans::all_at(span),
         origin: None,
         live_text: String::new(),
-        elem: ElemInfo::Bytes,
+        elem,
         buffer: match placed_in.and_then(|r| cx.region_by_name.get(&r.to_string())) {
-            Some(&r) => Buffer::new(name.to_string(), 0, r, 0, 0),
-            None => Buffer::new(name.to_string(), 0, 0, 0, 0).anywhere(),
+            Some(&r) => Buffer::new(name.to_string(), bytes, r, 0, 0),
+            None => Buffer::new(name.to_string(), bytes, 0, 0, 0).anywhere(),
         },
         declared: Declared::default(),
         standing: if named {

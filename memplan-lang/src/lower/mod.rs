@@ -33,7 +33,7 @@ use memplan_planner::Strategy;
 use quote::quote;
 
 pub use context::Env;
-pub use model::{ArenaPlace, BufferRecord, ElemInfo, Model, Pool, Pools, SourceFile};
+pub use model::{ArenaPlace, BufferRecord, ElemInfo, Model, Pool, Pools, SourceFile, Standing};
 
 use context::{Lowering, Seen};
 
@@ -94,7 +94,8 @@ pub fn lower(input: Input, env: &Env, diags: &mut Diagnostics) -> Model {
                 region: false,
                 name,
                 placed_in,
-            } => buffers::declare_broken(&mut cx, name, placed_in),
+                size,
+            } => buffers::declare_broken(&mut cx, name, placed_in, size),
             Stmt::Crate(path) => settings::krate(&mut cx, path),
             Stmt::Strategy(s) => settings::strategy(&mut cx, s),
             Stmt::Pool(p) => settings::pool(&mut cx, p),

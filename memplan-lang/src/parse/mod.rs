@@ -69,6 +69,9 @@ pub enum Stmt {
         name: Ident,
         /// For a buffer, the region its `in REGION` clause names, if one can be found.
         placed_in: Option<Ident>,
+        /// For a buffer, its size, when it reads (`buffer a: [i8; 100] in r, lvie 0..=1`):
+        /// its views' field gets the type the user's code expects.
+        size: Option<Size>,
     },
 }
 
@@ -313,6 +316,7 @@ pub fn parse(tokens: TokenStream, errors: &mut Diagnostics) -> Option<Input> {
                         region: head.region,
                         name: head.name,
                         placed_in: head.placed_in,
+                        size: head.size,
                     });
                 }
             }
@@ -411,6 +415,8 @@ struct BrokenHead {
     name: Ident,
     /// `in REGION` (not `in place of`) among the rest of the tokens.
     placed_in: Option<Ident>,
+    /// The size after `NAME:`, when it reads.
+    size: Option<Size>,
 }
 
 impl Parse for BrokenHead {
@@ -424,6 +430,13 @@ impl Parse for BrokenHead {
             false
         };
         let name = plain_name(input)?;
+        let size = if input.peek(Token![:]) {
+            let fork = input.fork();
+            fork.parse::<Token![:]>()?;
+            size::parse_size(&fork).ok()
+        } else {
+            None
+        };
         let rest: Vec<TokenTree> = input.parse::<TokenStream>()?.into_iter().collect();
         let placed_in = rest.windows(2).find_map(|w| match (&w[0], &w[1]) {
             (TokenTree::Ident(kw), TokenTree::Ident(r)) if kw == "in" && r != "place" => {
@@ -435,6 +448,7 @@ impl Parse for BrokenHead {
             region,
             name,
             placed_in,
+            size,
         })
     }
 }

@@ -1,22 +1,29 @@
 //! "Did you mean" hints: the closest known name to a misspelt one (a region, a bank, a
 //! buffer, a statement or clause keyword), by the rule rustc's suggestions use.
 
-/// ` (did you mean `x`?)` for the closest of `known` to `wanted` (at most a third of its
-/// length in edits, at least one; the first of those equally close), or
-/// nothing. Each invocation searches for at most [`HINTS`] unknown names (`hints_left`
-/// counts down), and only names of a similar length, so that thousands of unknown names
-/// among thousands of known ones cost no more than a few searches.
+/// ` (did you mean `x`?)` for the [`closest`] of `known` to `wanted`, or nothing. Each
+/// invocation searches for at most [`HINTS`] unknown names (`hints_left` counts down), so
+/// that thousands of unknown names among thousands of known ones cost no more than a few
+/// searches.
 pub(crate) fn did_you_mean<'a>(
     hints_left: &mut usize,
     wanted: &str,
     known: impl Iterator<Item = &'a str>,
 ) -> String {
-    if *hints_left == 0 || wanted.len() > 64 {
+    if *hints_left == 0 {
         return String::new();
     }
     *hints_left -= 1;
-    // As rustc's suggestions: at most a third of the name's length apart (at least one
-    // edit), the closest, the first of those equally close.
+    closest(wanted, known).map_or(String::new(), |k| format!(" (did you mean `{k}`?)"))
+}
+
+/// The closest of `known` to `wanted`, as rustc's suggestions: at most a third of its
+/// length apart in edits (at least one), the first of those equally close; only names of
+/// a similar length are compared, and none for a name of over 64 bytes.
+pub(crate) fn closest<'a>(wanted: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    if wanted.len() > 64 {
+        return None;
+    }
     let most = wanted.chars().count().max(3) / 3;
     let mut best: Option<(usize, &str)> = None;
     for k in known.filter(|k| k.len().abs_diff(wanted.len()) <= most) {
@@ -25,7 +32,7 @@ pub(crate) fn did_you_mean<'a>(
             best = Some((d, k));
         }
     }
-    best.map_or(String::new(), |(_, k)| format!(" (did you mean `{k}`?)"))
+    best.map(|(_, k)| k)
 }
 
 /// How many unknown names of one invocation get a "did you mean" search.

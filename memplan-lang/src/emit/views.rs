@@ -142,7 +142,11 @@ fn live_sets(model: &Model) -> Option<Vec<Vec<usize>>> {
     let mut steps: Vec<Vec<usize>> = vec![Vec::new(); last as usize + 1];
     for (i, r) in model.buffers.iter().enumerate() {
         let l = r.buffer.lifetime;
-        let (first, last) = if broken(r) { (0, last as u32) } else { (l.first, l.last) };
+        let (first, last) = if broken(r) {
+            (0, last as u32)
+        } else {
+            (l.first, l.last)
+        };
         for t in first..=last {
             steps[t as usize].push(i);
         }

@@ -86,9 +86,12 @@ pub(super) fn placement_of(
     }
     let regions = &cx.model.regions;
     let list = if regions.is_empty() {
-        "none is declared".to_string()
+        "the plan declares none".to_string()
     } else {
-        memplan_planner::listed(regions, |r| format!("`{}`", r.region.name))
+        format!(
+            "the regions are: {}",
+            memplan_planner::listed(regions, |r| format!("`{}`", r.region.name))
+        )
     };
     let wanted = id.to_string();
     let hint = did_you_mean(
@@ -98,7 +101,7 @@ pub(super) fn placement_of(
     );
     cx.diags.at(
         id.span(),
-        format!("unknown region `{id}`{hint}; the regions are: {list}"),
+        format!("unknown region `{id}`{hint}; {list}"),
     );
     Err(Reported(Placement::Anywhere))
 }

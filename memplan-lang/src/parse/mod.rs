@@ -409,7 +409,9 @@ fn at_end(e: syn::Error, end: Span) -> syn::Error {
     }
 }
 
-/// The head of a statement that failed to parse: `[attrs] region|buffer NAME ...`.
+/// The head of a statement that failed to parse: `[attrs] region|buffer NAME ...`, the
+/// keyword perhaps misspelt (`regoin`: its error says the keyword meant, and the name is
+/// still declared, so that what names it adds no error).
 struct BrokenHead {
     region: bool,
     name: Ident,
@@ -422,13 +424,13 @@ struct BrokenHead {
 impl Parse for BrokenHead {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         input.call(Attribute::parse_outer)?;
-        let region = if input.peek(kw::region) {
-            input.parse::<kw::region>()?;
-            true
-        } else {
-            input.parse::<kw::buffer>()?;
-            false
-        };
+        let word: Ident = input.parse()?;
+        let region =
+            match crate::similar::closest(&word.to_string(), ["region", "buffer"].into_iter()) {
+                Some("region") => true,
+                Some(_) => false,
+                None => return Err(syn::Error::new(word.span(), "not a region or buffer")),
+            };
         let name = plain_name(input)?;
         let size = if input.peek(Token![:]) {
             let fork = input.fork();

@@ -97,6 +97,7 @@ fn write_back(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) ->
     if p.plan.regions.len() != 1 {
         return Err("--write: a model's runtime plans one arena; give at most one --region".to_string());
     }
+    check_output(path, loaded, out)?;
     let (bytes, model) = read_model(path).map_err(|e| crate::diagnostic::file_error(&e))?;
     let offsets: Vec<u64> = p.plan.buffers.iter().map(|b| b.offset).collect();
     let arena = p.plan.regions[0].planned_bytes;
@@ -110,6 +111,35 @@ fn write_back(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) ->
         p.file_bytes
             .map_or(String::new(), |b| format!(" (the file's own plan: {})", words::bytes(b)))
     ))
+}
+
+/// Refuses an output for `--write` that is the model read (`path`: memplan writes a copy
+/// and keeps the model it was given), or whose name says the other format (a `.pte`
+/// program named `.tflite`, or the other way: its runtime would refuse it).
+fn check_output(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) -> Result<(), String> {
+    if let (Ok(a), Ok(b)) = (std::fs::canonicalize(path), std::fs::canonicalize(out))
+        && a == b
+    {
+        return Err(format!(
+            "--write {}: that is the model read; write the planned copy to another file",
+            out.display()
+        ));
+    }
+    let format = loaded.file.as_ref().map(|f| f.format);
+    let named = out.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    let (is, other) = match format {
+        Some(Format::Tflite) => ("a .tflite model", "pte"),
+        Some(Format::Pte) => ("a .pte program", "tflite"),
+        _ => return Ok(()),
+    };
+    if named.as_deref() == Some(other) {
+        return Err(format!(
+            "--write {}: the input is {is}, which a file named .{other} would misname; name it .{}",
+            out.display(),
+            if other == "pte" { "tflite" } else { "pte" }
+        ));
+    }
+    Ok(())
 }
 
 /// The planned tensors of a model written with `--write`, as buffers: `5 tensors`, one

@@ -373,6 +373,58 @@ fn write_counts_tensors_and_the_buffers_they_share() {
     );
 }
 
+/// `--write` never writes over the model it reads (the copy of the model kept in a scratch
+/// folder is byte for byte the same after), nor gives a program the other format's name.
+#[test]
+fn write_refuses_the_input_file_and_the_other_format_s_name() {
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/data");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("write-refusals");
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("person_detect.tflite");
+    std::fs::copy(models.join("tflite/person_detect.tflite"), &model).unwrap();
+    let before = std::fs::read(&model).unwrap();
+    // The same file, and the same file by another path.
+    let other_path = dir.join(".").join("person_detect.tflite");
+    for out in [&model, &other_path] {
+        let run = memplan(&[
+            "plan",
+            &model.display().to_string(),
+            "--write",
+            &out.display().to_string(),
+        ]);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_ne!(run.status.code(), Some(0), "{stderr}");
+        assert!(
+            stderr.contains("that is the model read; write the planned copy to another file"),
+            "{stderr}"
+        );
+    }
+    assert!(std::fs::read(&model).unwrap() == before);
+    for (input, out, said) in [
+        (
+            models.join("pte/kws_dscnn.pte"),
+            dir.join("kws.tflite"),
+            "the input is a .pte program, which a file named .tflite would misname; name it .pte",
+        ),
+        (
+            model.clone(),
+            dir.join("pd.PTE"),
+            "the input is a .tflite model, which a file named .pte would misname; name it .tflite",
+        ),
+    ] {
+        let run = memplan(&[
+            "plan",
+            &input.display().to_string(),
+            "--write",
+            &out.display().to_string(),
+        ]);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_ne!(run.status.code(), Some(0), "{stderr}");
+        assert!(stderr.contains(said), "{stderr}");
+        assert!(!out.exists());
+    }
+}
+
 /// The README's `memplan check resnet18_moved.csv` example, exactly: the file made as its
 /// `sed` line makes it (line 3's offset 0 replaced by 3211264), checked by its bare name.
 #[test]

@@ -99,9 +99,7 @@ pub(super) fn placement_of(
         &wanted,
         regions.iter().map(|r| r.region.name.as_str()),
     );
-    cx.diags.at(
-        id.span(),
-        format!("unknown region `{id}`{hint}; {list}"),
-    );
+    cx.diags
+        .at(id.span(), format!("unknown region `{id}`{hint}; {list}"));
     Err(Reported(Placement::Anywhere))
 }

@@ -76,6 +76,8 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl, schedule: bool) {
                     f.path.span(),
                     "a second `model` statement: a plan runs one model's schedule (plan the other's tensors with `buffers from`)",
                 );
+                // Its tensors are not declared: read twice, they would be reported again.
+                return;
             }
             Err(lines) => {
                 for line in lines {

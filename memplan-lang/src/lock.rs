@@ -539,9 +539,7 @@ pub(crate) fn plan_of(problem: &Problem, entry: &Entry) -> Result<Plan, Refused>
         Ok(p) => p,
         Err(LockedError::Problem(errors)) => return Err(Refused::Planner(errors)),
         Err(LockedError::Invalid(why)) => {
-            return Err(bad(format!(
-                "is not a valid plan: {why} (buffers are numbered from 0 in declaration order)"
-            )));
+            return Err(bad(format!("is not a valid plan: {why}")));
         }
     };
     for (rp, l) in plan.regions.iter().zip(&entry.regions) {

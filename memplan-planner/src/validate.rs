@@ -99,6 +99,80 @@ impl fmt::Display for Violation {
 
 impl std::error::Error for Violation {}
 
+impl Violation {
+    /// The violation in a user's words: the buffers of `problem` it concerns by name, with
+    /// their bytes in `plan` and their lifetimes (for a plan written by hand, or a lock
+    /// file edited, where a buffer's index means nothing).
+    pub fn describe(&self, problem: &Problem, plan: &Plan) -> String {
+        let name = |i: usize| problem.buffers.get(i).map_or("?", |b| b.name.as_str());
+        let bytes = |i: usize| match (problem.buffers.get(i), plan.buffers.get(i)) {
+            (Some(b), Some(p)) => {
+                format!("bytes {}..{}", p.offset, p.offset.saturating_add(b.size))
+            }
+            _ => String::new(),
+        };
+        let live = |i: usize| {
+            problem.buffers.get(i).map_or(String::new(), |b| {
+                format!("live {}..={}", b.lifetime.first, b.lifetime.last)
+            })
+        };
+        match *self {
+            Violation::Shape => self.to_string(),
+            Violation::WrongRegion { buffer } => {
+                format!("buffer `{}` is not in its declared region", name(buffer))
+            }
+            Violation::Misaligned {
+                buffer,
+                offset,
+                align,
+            } => format!(
+                "buffer `{}` at offset {offset} is not a multiple of its alignment {align}",
+                name(buffer)
+            ),
+            Violation::OutOfBounds { buffer, end, limit } => format!(
+                "buffer `{}` ({}) ends at byte {end}, past the limit {limit}",
+                name(buffer),
+                bytes(buffer)
+            ),
+            Violation::PinMoved { buffer } => {
+                format!(
+                    "pinned buffer `{}` is not at its pinned offset",
+                    name(buffer)
+                )
+            }
+            Violation::InPlaceMoved { buffer } => format!(
+                "in-place buffer `{}` is not at its source's offset",
+                name(buffer)
+            ),
+            Violation::Overlap { a, b } => {
+                let (la, lb) = (problem.buffers.get(a), problem.buffers.get(b));
+                let (pa, pb) = (plan.buffers.get(a), plan.buffers.get(b));
+                let shared = match (la, lb, pa, pb) {
+                    (Some(x), Some(y), Some(px), Some(py)) => format!(
+                        ": bytes {}..{} at steps {}..={}",
+                        px.offset.max(py.offset),
+                        px.offset
+                            .saturating_add(x.size)
+                            .min(py.offset.saturating_add(y.size)),
+                        x.lifetime.first.max(y.lifetime.first),
+                        x.lifetime.last.min(y.lifetime.last)
+                    ),
+                    _ => String::new(),
+                };
+                format!(
+                    "buffers `{}` ({}, {}) and `{}` ({}, {}) share bytes at a common step{shared}",
+                    name(a),
+                    bytes(a),
+                    live(a),
+                    name(b),
+                    bytes(b),
+                    live(b)
+                )
+            }
+        }
+    }
+}
+
 /// Checks `plan` against `problem`.
 ///
 /// # Errors

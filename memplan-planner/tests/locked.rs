@@ -65,7 +65,16 @@ fn placements_that_break_a_rule_are_refused() {
     let mut overlap = good.buffers.clone();
     overlap[1].offset = overlap[0].offset;
     overlap[2].offset = overlap[0].offset;
-    assert!(refused(overlap).contains("are live at a common step and share bytes"));
+    let at = good.buffers[0].offset;
+    assert_eq!(
+        refused(overlap),
+        format!(
+            "buffers `a` (bytes {at}..{}, live 0..=1) and `b` (bytes {at}..{}, live 1..=2) share bytes at a common step: bytes {at}..{} at steps 1..=1",
+            at + 48,
+            at + 32,
+            at + 32
+        )
+    );
     // `a` misaligned: 8 in a region of alignment 16.
     let mut misaligned = good.buffers.clone();
     misaligned[0].offset = 8;
@@ -75,7 +84,7 @@ fn placements_that_break_a_rule_are_refused() {
     moved[3].offset = 0;
     assert_eq!(
         refused(moved),
-        "pinned buffer 3 is not at its pinned offset"
+        "pinned buffer `d` is not at its pinned offset"
     );
     // `g` past the capacity of `slow`.
     let mut past = good.buffers.clone();
@@ -85,7 +94,7 @@ fn placements_that_break_a_rule_are_refused() {
     };
     assert_eq!(
         refused(past),
-        "buffer 6 ends at byte 4132, past the limit 4096"
+        "buffer `g` (bytes 4032..4132) ends at byte 4132, past the limit 4096"
     );
     // A memory id the problem does not have.
     let mut nowhere = good.buffers.clone();

@@ -80,8 +80,8 @@ pub fn plan_from(
         let r = placed[g.root].region;
         if r >= n_regions {
             return Err(LockedError::Invalid(format!(
-                "buffer {} is given memory id {r}, and the problem has {n_regions} regions",
-                g.root
+                "buffer `{}` is given memory id {r}, and the problem has {n_regions} regions",
+                problem.buffers[g.root].name
             )));
         }
         region_of.push(Some(r));
@@ -121,6 +121,6 @@ pub fn plan_from(
         buffers: placed,
         regions,
     };
-    validate(problem, &plan).map_err(|v| LockedError::Invalid(v.to_string()))?;
+    validate(problem, &plan).map_err(|v| LockedError::Invalid(v.describe(problem, &plan)))?;
     Ok(plan)
 }

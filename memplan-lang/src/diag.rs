@@ -20,6 +20,17 @@ impl SpanRange {
     pub(crate) fn new(first: Span, last: Span) -> Self {
         SpanRange { first, last }
     }
+
+    /// An error with `message` pointing at these tokens, from the first to the last.
+    pub(crate) fn error(self, message: impl std::fmt::Display) -> syn::Error {
+        let tokens: TokenStream = [
+            TokenTree::Ident(Ident::new("x", self.first)),
+            TokenTree::Ident(Ident::new("x", self.last)),
+        ]
+        .into_iter()
+        .collect();
+        syn::Error::new_spanned(tokens, message)
+    }
 }
 
 /// Where `span` starts, as `line L, column C` (columns from 1, as rustc prints them), for
@@ -56,13 +67,7 @@ impl Diagnostic {
         if let Some(e) = &self.syntax {
             return e.clone();
         }
-        let tokens: TokenStream = [
-            TokenTree::Ident(Ident::new("x", self.span.first)),
-            TokenTree::Ident(Ident::new("x", self.span.last)),
-        ]
-        .into_iter()
-        .collect();
-        syn::Error::new_spanned(tokens, &self.message)
+        self.span.error(&self.message)
     }
 }
 

@@ -51,6 +51,7 @@ mod optimal;
 mod overlaps;
 mod plan;
 mod problem;
+mod similar;
 mod strategy;
 mod timeline;
 mod validate;
@@ -65,6 +66,7 @@ pub use plan::{LockedError, PLAN_RULES, Placed, Plan, RegionPlan, plan, plan_fro
 pub use problem::{
     Buffer, DEFAULT_REGION_ALIGN, Lifetime, MAX_ALIGN, Placement, Problem, Region, Step,
 };
+pub use similar::closest;
 pub use strategy::{Fit, Outcome, Strategy, StrategyError, pack, pack_within};
 pub use validate::{Violation, validate};
 pub use validated::{Failure, plan_validated, validated};

@@ -166,10 +166,15 @@ pub enum StrategyError {
 impl fmt::Display for StrategyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            StrategyError::Unknown(name) => write!(
-                f,
-                "unknown strategy `{name}`: expected `greedy`, `best_of` or `optimal(nodes = N)`"
-            ),
+            StrategyError::Unknown(name) => {
+                let hint =
+                    crate::similar::closest(name, ["greedy", "best_of", "optimal"].into_iter())
+                        .map_or(String::new(), |k| format!(" (did you mean `{k}`?)"));
+                write!(
+                    f,
+                    "unknown strategy `{name}`{hint}: expected `greedy`, `best_of` or `optimal(nodes = N)`"
+                )
+            }
             StrategyError::NoBudget(name) => write!(
                 f,
                 "`{name}` takes no node budget; only `optimal(nodes = N)` does"

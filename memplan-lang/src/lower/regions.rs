@@ -125,10 +125,15 @@ fn region_kind(cx: &mut Lowering<'_>, kind: Option<&Ident>) -> Ident {
         "dma" => "DmaCapable",
         "external" => "External",
         other => {
+            let hint = crate::similar::did_you_mean(
+                &mut cx.hints_left,
+                other,
+                ["tightly_coupled", "dma", "external"].into_iter(),
+            );
             cx.diags.at(
                 k.span(),
                 format!(
-                    "unknown region kind `{other}`: expected `tightly_coupled`, `dma` or `external`"
+                    "unknown region kind `{other}`{hint}: expected `tightly_coupled`, `dma` or `external`"
                 ),
             );
             "Unspecified"

@@ -426,7 +426,7 @@ impl Parse for BrokenHead {
         input.call(Attribute::parse_outer)?;
         let word: Ident = input.parse()?;
         let region =
-            match crate::similar::closest(&word.to_string(), ["region", "buffer"].into_iter()) {
+            match memplan_planner::closest(&word.to_string(), ["region", "buffer"].into_iter()) {
                 Some("region") => true,
                 Some(_) => false,
                 None => return Err(syn::Error::new(word.span(), "not a region or buffer")),

@@ -104,7 +104,12 @@ pub(crate) fn parse_size(input: ParseStream) -> syn::Result<Size> {
         }
         let ty: Type = content.parse()?;
         content.parse::<Token![;]>()?;
-        let n: LitInt = content.parse()?;
+        let n: LitInt = content.parse().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                "expected the element count: a whole number (`[i8; 1536]`)",
+            )
+        })?;
         let count = parse_u64(&n)?;
         if !content.is_empty() {
             return Err(content.error("expected `]`: the length must be an integer literal"));
@@ -191,10 +196,11 @@ pub(crate) fn parse_bytes(input: ParseStream) -> syn::Result<Size> {
             "byte" | "B" => 1,
             "KB" | "kB" | "kb" | "MB" | "Mb" | "mb" | "GB" | "Gb" | "gb" | "kiB" | "KIB"
             | "mib" | "MIB" | "kib" | "gib" | "GIB" => {
+                let meant = unit_meant(&unit.to_string()).unwrap_or("KiB");
                 return Err(syn::Error::new(
                     unit.span(),
                     format!(
-                        "unknown unit `{unit}`: write `bytes`, `KiB` (1024 bytes), `MiB` (1048576 bytes) or `GiB`"
+                        "unknown unit `{unit}`: write `{n} {meant}` if you mean powers of 1024 (the units are `bytes`, `KiB` = 1024 bytes, `MiB` = 1048576 bytes, `GiB`)"
                     ),
                 ));
             }
@@ -216,30 +222,43 @@ pub(crate) fn parse_bytes(input: ParseStream) -> syn::Result<Size> {
     })
 }
 
-/// The error for a size written with a fraction (`1.5 KiB`): sizes are whole bytes; when
-/// the value is a whole number of bytes, the error gives it (`write `1536 bytes``).
+/// The error for a size written with a fraction (`1.5 KiB`, `1.5KiB`): sizes are whole
+/// bytes; when the value is a whole number of bytes, the error gives it (`write `1536
+/// bytes``). It points at the number and its unit.
 fn fractional_size(input: ParseStream) -> syn::Error {
     let Ok(lit) = input.parse::<LitFloat>() else {
         return input.error("expected a size: `N bytes`, `N KiB`, `N MiB` or `[T; N]`");
     };
-    let unit = input.fork().parse::<Ident>().ok();
-    let (unit_text, shift) = match unit.as_ref().map(Ident::to_string).as_deref() {
-        Some("KiB") => (" KiB", 10),
-        Some("MiB") => (" MiB", 20),
-        Some("GiB") => (" GiB", 30),
-        Some("bytes" | "byte" | "B") => (" bytes", 0),
-        _ => ("", 0),
-    };
     let digits = lit.base10_digits();
-    let written = format!("{digits}{unit_text}");
-    let whole = whole_bytes(digits, shift).filter(|_| lit.suffix().is_empty());
-    let message = match whole {
+    // The unit: the literal's suffix (`1.5KiB`), else the next word when it is one.
+    let (unit, last) = if lit.suffix().is_empty() {
+        match input.fork().parse::<Ident>() {
+            Ok(u) if unit_meant(&u.to_string()).is_some() => (Some(u.to_string()), u.span()),
+            _ => (None, lit.span()),
+        }
+    } else {
+        (Some(lit.suffix().to_string()), lit.span())
+    };
+    let written = match (&unit, lit.suffix().is_empty()) {
+        (Some(u), true) => format!("{digits} {u}"),
+        (Some(u), false) => format!("{digits}{u}"),
+        (None, _) => digits.to_string(),
+    };
+    // Only the units memplan reads give a figure (`kb` may mean 1000 bytes).
+    let shift = match unit.as_deref() {
+        None | Some("bytes" | "byte" | "B") => Some(0),
+        Some("KiB") => Some(10),
+        Some("MiB") => Some(20),
+        Some("GiB") => Some(30),
+        Some(_) => None,
+    };
+    let message = match shift.and_then(|shift| whole_bytes(digits, shift)) {
         Some(b) => format!("`{written}` is {b} bytes: write `{b} bytes` (sizes are whole numbers)"),
         None => format!(
             "`{written}` is not a whole number of bytes: write a size as an integer of `bytes`, `KiB`, `MiB` or `GiB`"
         ),
     };
-    syn::Error::new(lit.span(), message)
+    SpanRange::new(lit.span(), last).error(message)
 }
 
 /// `digits` (a decimal literal's digits, `1.5`, no exponent) times `2^shift`, when that is a

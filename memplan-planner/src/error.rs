@@ -322,6 +322,21 @@ impl PlanErrorDisplay<'_> {
             )?;
         }
         if !o.is_fragmentation() {
+            // Over even at the peak; say what of `needed` is alignment padding.
+            if o.aligned.bytes > o.lower_bound && o.needed > o.lower_bound {
+                let at = o
+                    .aligned
+                    .step
+                    .map_or(String::new(), |s| format!(" at step {s}"));
+                write!(
+                    f,
+                    "
+note: alignment padding: every buffer{at} starts on a multiple of {} bytes, so each is rounded up to one: they need at least {} bytes, {} more than the peak",
+                    o.aligned.align,
+                    o.aligned.bytes,
+                    o.aligned.bytes - o.lower_bound
+                )?;
+            }
             return Ok(());
         }
         if o.aligned.bytes > o.lower_bound && o.proven_optimal {

@@ -452,7 +452,15 @@ fn accessors(model: &Model, resolved: &Resolved) -> TokenStream {
         let name = field_ident(model, i);
         let shown = braces(&r.buffer.name);
         let live = live_steps(model, i);
-        let message = format!("buffer `{shown}` is not in this step's view: it is live {live}");
+        // At its handover step a source is live but has no field of its own: say so there.
+        let message = match successor[i] {
+            Some(j) => format!(
+                "buffer `{shown}` is not in this step's view: it is live {live}, handed over to `{}` at step {}",
+                braces(&model.buffers[j].buffer.name),
+                r.buffer.lifetime.last
+            ),
+            None => format!("buffer `{shown}` is not in this step's view: it is live {live}"),
+        };
         let label = format!("`{shown}` is not live at this step");
         let declared = match &r.origin {
             Some(origin) => format!("`{shown}` is a row of the plan file at {}", braces(origin)),

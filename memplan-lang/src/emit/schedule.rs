@@ -47,6 +47,7 @@ pub(super) fn schedule(model: &Model, resolved: &Resolved, p: &TokenStream) -> T
         let bytes = s.constants.len();
         let constants = Literal::byte_string(&s.constants);
         quote! {
+            #[doc(hidden)]
             static __MEMPLAN_CONSTANTS: #p::ModelBytes<#bytes> = #p::ModelBytes(*#constants);
         }
     });
@@ -208,6 +209,7 @@ fn quantizations(s: &Schedule, k: &TokenStream) -> TokenStream {
         let zeros = q.zero_point.iter().map(|&z| Literal::i64_unsuffixed(z));
         let dim = q.quantized_dimension;
         items.push(quote! {
+            #[doc(hidden)]
             static #ident: #k::ops::Quantization = #k::ops::Quantization {
                 scale: &[#(#scales),*],
                 zero_point: &[#(#zeros),*],

@@ -52,6 +52,7 @@ pub(super) fn storage(
         }
         arenas.push(quote! {
             #place
+            #[doc(hidden)]
             static #ident: #p::Arena<{ #p::to_usize(#size) }, #p::Align<#align>> = #p::Arena::new();
         });
         let init = !record.uninit;
@@ -75,6 +76,7 @@ pub(super) fn storage(
             ident.clone(),
             quote! {
                 #place
+                #[doc(hidden)]
                 static #ident: #p::Arena<{ #p::to_usize(#bytes) }, #p::Align<#align>> = #p::Arena::new();
             },
         )
@@ -95,7 +97,9 @@ pub(super) fn storage(
         #guard_items
         // SAFETY: each arena above is private to this module and named only here, so the
         // spans are its only users.
+        #[doc(hidden)]
         static __MEMPLAN_SPANS: [#p::ArenaSpan<'static>; #n] = unsafe { [#(#spans),*] };
+        #[doc(hidden)]
         static __MEMPLAN_MANAGER: #p::TakeOnce<#k::MemoryManager<'static, Plan>> =
             // SAFETY: the pools and spans are private to this module and used by this one
             // manager only, which `TakeOnce` hands out at most once.
@@ -128,6 +132,7 @@ fn info(model: &Model, plan: &memplan_planner::Plan, p: &TokenStream) -> TokenSt
         #[cfg(all(target_os = "none", memplan_fragment))]
         #[used]
         #[unsafe(link_section = #section)]
+        #[doc(hidden)]
         static __MEMPLAN_INFO: [::core::primitive::u8; #n] = *#bytes;
         #[cfg(all(target_os = "none", memplan_fragment))]
         unsafe extern "C" {
@@ -135,6 +140,7 @@ fn info(model: &Model, plan: &memplan_planner::Plan, p: &TokenStream) -> TokenSt
         }
         #[cfg(all(target_os = "none", memplan_fragment))]
         #[used]
+        #[doc(hidden)]
         static __MEMPLAN_INFO_PLACED: #p::Placed = #p::Placed::new(&raw const #symbol);
     }
 }
@@ -199,6 +205,7 @@ impl Guards {
             #(
                 #[cfg(target_os = "none")]
                 #[used]
+                #[doc(hidden)]
                 static #statics: #p::Placed = #p::Placed::new(&raw const #symbols);
             )*
         }

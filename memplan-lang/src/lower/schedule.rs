@@ -574,4 +574,42 @@ mod tests {
         let mut ops = vec![op(0, vec![constant(5, Primitive::I32, 16, 4)])];
         assert_eq!(pack(&mut ops, &file).unwrap(), [0u8; 16]);
     }
+
+    #[test]
+    fn the_readme_lists_every_kind_a_schedule_runs() {
+        let readme = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"),
+        )
+        .unwrap();
+        // The table's rows: after its header and separator, up to the blank line.
+        let rows = readme
+            .lines()
+            .skip_while(|l| !l.starts_with("| TFLite operator |"))
+            .skip(2)
+            .take_while(|l| l.starts_with('|'))
+            .count();
+        assert_eq!(rows, super::KINDS.len());
+        for k in super::KINDS {
+            let tensors: Vec<String> = k
+                .inputs
+                .iter()
+                .map(|&(name, optional)| {
+                    if optional {
+                        format!("`{name}` (an `Option`)")
+                    } else {
+                        format!("`{name}`")
+                    }
+                })
+                .collect();
+            let row = format!(
+                "| `{}` | `{}` | `{}` | `{}` | {} |",
+                k.op,
+                k.trait_name,
+                k.method,
+                k.options,
+                tensors.join(", ")
+            );
+            assert!(readme.contains(&row), "README lacks: {row}");
+        }
+    }
 }

@@ -24,14 +24,15 @@ const NAME_COLUMN: usize = 60;
 
 /// Plan FILE and report each region's figures.
 ///
-/// FILE is a plan file, told apart by its content (ExecuTorch CSV, MiniMalloc CSV, a
-/// placed CSV `name,offset,size,first,last`, or memplan's JSON), or, by its `.rs`
-/// extension, a Rust source file whose memory_plan! invocations are planned as the macro
-/// plans them. A CSV file is one region, unbounded unless --capacity, aligned to 16
+/// FILE is a plan file or a model, told apart by its content (ExecuTorch CSV, MiniMalloc
+/// CSV, a placed CSV `name,offset,size,first,last`, memplan's JSON, a TensorFlow Lite
+/// `.tflite` model or an ExecuTorch `.pte` program), or, by its `.rs` extension, a Rust
+/// source file whose memory_plan! invocations are planned as the macro plans them. A CSV
+/// file or a model is one region, unbounded unless --capacity; a CSV is aligned to 16
 /// (ExecuTorch, placed) or 1 (MiniMalloc) unless --align.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// The plan file or Rust source file.
+    /// The plan file, model (.tflite, .pte) or Rust source file.
     pub file: PathBuf,
     #[command(flatten)]
     pub problem: ProblemArgs,

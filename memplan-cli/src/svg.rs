@@ -30,7 +30,7 @@ use crate::progress;
 /// (a placed CSV, or --offsets file for ExecuTorch's own offsets or a JSON plan's).
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// The plan file or Rust source file.
+    /// The plan file, model (.tflite, .pte) or Rust source file.
     pub file: PathBuf,
     /// The SVG file to write.
     #[arg(short, long, value_name = "FILE")]

@@ -32,7 +32,7 @@ use crate::progress;
 /// (--offsets file).
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// The plan file or Rust source file.
+    /// The plan file, model (.tflite, .pte) or Rust source file.
     pub file: PathBuf,
     /// The trace file to write.
     #[arg(short, long, value_name = "FILE")]

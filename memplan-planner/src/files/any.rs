@@ -51,9 +51,22 @@ pub fn parse_any(text: &str, file: &str) -> Result<PlanFile, FileError> {
     let Some(format) = detect(text) else {
         let first = text.lines().next().unwrap_or("");
         let shown: String = first.chars().take(80).collect();
+        // Named as a model: say why it is not read as one.
+        let lower = file.to_ascii_lowercase();
+        let model = if lower.ends_with(".tflite") || lower.ends_with(".pte") {
+            let id = text.as_bytes().get(4..8).map_or_else(
+                || format!("only {} bytes", text.len()),
+                |id| format!("`{}` at bytes 4 to 7", id.escape_ascii()),
+            );
+            format!(
+                "; nor a model: a .tflite or .pte file starts with its file identifier (`TFL3`, `ET12`) at bytes 4 to 7, and this one has {id}"
+            )
+        } else {
+            String::new()
+        };
         return Err(FileError {
             message: format!(
-                "not a plan file: the first line, `{shown}`, is neither a CSV header of ExecuTorch (name,mem_id,offset,size,first,last), MiniMalloc (id,lower,upper,size) or a placed plan (name,offset,size,first,last), nor the start of a JSON object"
+                "not a plan file: the first line, `{shown}`, is neither a CSV header of ExecuTorch (name,mem_id,offset,size,first,last), MiniMalloc (id,lower,upper,size) or a placed plan (name,offset,size,first,last), nor the start of a JSON object{model}"
             ),
             ..start
         });
@@ -246,6 +259,19 @@ mod tests {
         assert!(
             e.to_string()
                 .starts_with("u.csv:1:1: not a plan file: the first line, `a,b`")
+        );
+        assert!(!e.to_string().contains("nor a model"));
+        let e = parse_any("hello world\n", "h.tflite").unwrap_err();
+        assert!(
+            e.to_string().ends_with(
+                "nor the start of a JSON object; nor a model: a .tflite or .pte file starts with its file identifier (`TFL3`, `ET12`) at bytes 4 to 7, and this one has `o wo` at bytes 4 to 7"
+            ),
+            "{e}"
+        );
+        let e = parse_any("hi", "h.PTE").unwrap_err();
+        assert!(
+            e.to_string().ends_with("and this one has only 2 bytes"),
+            "{e}"
         );
     }
 

@@ -16,7 +16,8 @@ use crate::diagnostic::render;
 /// Write the package's lock file: the plan of every memory_plan! invocation in PATHS.
 ///
 /// PATHS are Rust source files or folders (every .rs file below one, in name order);
-/// default: src. The lock file is memplan.lock in the package root (the folder of the
+/// default: the src folder of the package the current folder is in (as Cargo finds it,
+/// from a subfolder too). The lock file is memplan.lock in the package root (the folder of the
 /// nearest Cargo.toml above the first path). Each entry holds a plan's offsets and a
 /// fingerprint of everything the plan depends on; a build of the package uses an entry
 /// whose fingerprint matches its invocation, after validating its offsets, and does not
@@ -31,7 +32,7 @@ use crate::diagnostic::render;
 /// fresh, 2 when a file cannot be read.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// The Rust source files (.rs) or folders; default: src.
+    /// The Rust source files (.rs) or folders; default: the package's src.
     pub paths: Vec<PathBuf>,
     /// Plan with optimal(nodes = N) instead of each invocation's own strategy (a lock may
     /// search far longer than a build).
@@ -58,10 +59,26 @@ pub struct Args {
     pub out_dir: Option<PathBuf>,
 }
 
+/// The `src` folder of the package the current folder is in, as Cargo finds it (the
+/// nearest Cargo.toml in the current folder or above): `src` when that is the current
+/// folder's own.
+fn default_src() -> Result<PathBuf, String> {
+    let root = package_root(Path::new("Cargo.toml")).ok_or_else(|| {
+        "no Cargo.toml in the current folder or above: run memplan lock in a package, or give its source folders"
+            .to_string()
+    })?;
+    let here = std::env::current_dir().ok().and_then(|d| std::path::absolute(d).ok());
+    Ok(if here.as_deref() == Some(root.as_path()) {
+        PathBuf::from("src")
+    } else {
+        root.join("src")
+    })
+}
+
 /// Runs `memplan lock`.
 pub fn run(args: Args) -> Result<bool, String> {
     let paths = if args.paths.is_empty() {
-        vec![PathBuf::from("src")]
+        vec![default_src()?]
     } else {
         args.paths.clone()
     };

@@ -246,3 +246,52 @@ fn debug_canary_entries_are_written_with_canary_and_kept_after() {
     let out = memplan_lock(&dir, &["--check"]);
     assert!(out.contains("fresh (8 plans)"), "{out}");
 }
+
+#[test]
+fn without_paths_the_lock_is_the_package_s_from_any_folder_of_it() {
+    let dir = package("nopaths");
+    memplan_lock(&dir, &["--nodes", "0"]);
+    let written = lock_text(&dir);
+    let in_folder = |cwd: &Path, args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_memplan"))
+            .args(args)
+            .current_dir(cwd)
+            .env_remove("OUT_DIR")
+            .output()
+            .unwrap()
+    };
+    // From the package root and from its src folder, as Cargo finds a package.
+    for cwd in [dir.clone(), dir.join("src")] {
+        let checked = in_folder(&cwd, &["lock", "--check"]);
+        assert_eq!(
+            checked.status.code(),
+            Some(0),
+            "{}: {}",
+            cwd.display(),
+            String::from_utf8_lossy(&checked.stderr)
+        );
+        std::fs::remove_file(dir.join("memplan.lock")).unwrap();
+        let wrote = in_folder(&cwd, &["lock", "--nodes", "0"]);
+        assert_eq!(wrote.status.code(), Some(0));
+        assert_eq!(lock_text(&dir), written);
+    }
+    // Outside any package: an error that says what to give.
+    let outside = std::env::temp_dir().join(format!("memplan-cli-nopkg-{}", std::process::id()));
+    std::fs::create_dir_all(&outside).unwrap();
+    if super_has_no_cargo_toml(&outside) {
+        let e = in_folder(&outside, &["lock"]);
+        assert_eq!(e.status.code(), Some(2));
+        assert!(
+            String::from_utf8_lossy(&e.stderr)
+                .contains("no Cargo.toml in the current folder or above"),
+            "{}",
+            String::from_utf8_lossy(&e.stderr)
+        );
+    }
+}
+
+/// Whether no folder from `dir` up holds a Cargo.toml (the temporary folder may sit
+/// inside a package on some machines).
+fn super_has_no_cargo_toml(dir: &Path) -> bool {
+    dir.ancestors().all(|d| !d.join("Cargo.toml").is_file())
+}

@@ -89,7 +89,10 @@ fn load_rust(path: &Path, args: &ProblemArgs, show: bool) -> Result<Option<Loade
             eprint!("{}", render(path, d));
             ok = false;
         }
-        if let (Some(title), Some(problem), Some(plan)) = (c.name(), c.problem(), c.plan()) {
+        // Named as `memplan check`, `memplan lock` and the REPORT name it: by module path.
+        if let (Some(title), Some(problem), Some(plan)) =
+            (c.lock_key().or(c.name()), c.problem(), c.plan())
+        {
             plans.push(Planned {
                 title,
                 ids: (0..problem.regions.len() as u64).collect(),

@@ -155,7 +155,11 @@ fn a_rust_source_s_invocations_are_planned_as_the_macro_plans_them() {
     let r = String::from_utf8(out.stdout).unwrap();
     // The README's example: conv1 (8000 bytes, align 64) and conv2 (8000) share step 2 in
     // `sram`: 16000 bytes, the bound.
-    assert!(r.starts_with("memory plan `kws` from "), "{r}");
+    // Named by module path, as `memplan check` and the REPORT name it.
+    assert!(
+        r.starts_with("memory plan `ui::pass::readme_example::kws` from "),
+        "{r}"
+    );
     assert!(r.contains("region `sram` (memory id 0)\n  capacity         65536 bytes\n  planned          16000 bytes\n"), "{r}");
     // Its pools, as the invocation declares them: `constant: 0; runtime: 2 KiB; temp: 1 KiB;`
     // (16-byte aligned, the default, in `.bss`).

@@ -410,10 +410,17 @@ fn the_ui_suite_s_faulty_model_is_hello_world_with_the_five_faults() {
     for f in &HELLO_FAULTS {
         f(&mut m);
     }
-    let made = pack(&m);
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/ui/hello_faults.tflite");
+    ui_model("hello_faults.tflite", &pack(&m));
+}
+
+/// Checks that the UI suite's model `name` (in `tests/ui`) is `made`, byte for byte; with
+/// `MEMPLAN_WRITE_UI_MODEL=1` in the environment, writes it first.
+fn ui_model(name: &str, made: &[u8]) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/ui")
+        .join(name);
     if std::env::var_os("MEMPLAN_WRITE_UI_MODEL").is_some() {
-        std::fs::write(&path, &made).unwrap();
+        std::fs::write(&path, made).unwrap();
     }
     assert!(
         std::fs::read(&path).unwrap() == made,
@@ -445,14 +452,5 @@ fn the_ui_suite_s_ragged_constant_model_is_hello_world_with_a_short_bias() {
     data.pop();
     let made = pack(&m);
     assert!(tflite::read(&made, "m.tflite").is_ok());
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/ui/hello_ragged_bias.tflite");
-    if std::env::var_os("MEMPLAN_WRITE_UI_MODEL").is_some() {
-        std::fs::write(&path, &made).unwrap();
-    }
-    assert!(
-        std::fs::read(&path).unwrap() == made,
-        "{} is not the model made here",
-        path.display()
-    );
+    ui_model("hello_ragged_bias.tflite", &made);
 }

@@ -67,6 +67,21 @@ fn default_src() -> Result<PathBuf, String> {
         "no Cargo.toml in the current folder or above: run memplan lock in a package, or give its source folders"
             .to_string()
     })?;
+    if !root.join("src").is_dir() {
+        let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap_or_default();
+        let virtual_workspace = !manifest.lines().any(|l| l.trim() == "[package]");
+        return Err(if virtual_workspace {
+            format!(
+                "{}: a workspace's Cargo.toml, of no package: run memplan lock in a member package, or give its source folders",
+                root.join("Cargo.toml").display()
+            )
+        } else {
+            format!(
+                "the package at {} has no src folder: give the source folders or files to lock",
+                root.display()
+            )
+        });
+    }
     let here = std::env::current_dir().ok().and_then(|d| std::path::absolute(d).ok());
     Ok(if here.as_deref() == Some(root.as_path()) {
         PathBuf::from("src")

@@ -118,9 +118,7 @@ fn write_back(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) ->
 /// and keeps the model it was given), or whose name says the other format (a `.pte`
 /// program named `.tflite`, or the other way: its runtime would refuse it).
 fn check_output(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) -> Result<(), String> {
-    if let (Ok(a), Ok(b)) = (std::fs::canonicalize(path), std::fs::canonicalize(out))
-        && a == b
-    {
+    if same_file(path, out) {
         return Err(format!(
             "--write {}: that is the model read; write the planned copy to another file",
             out.display()
@@ -141,6 +139,24 @@ fn check_output(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) 
         ));
     }
     Ok(())
+}
+
+/// Whether `a` and `b` name one file: one path once links are followed, or (on Unix) one
+/// device and inode, as a hard link is.
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    if let (Ok(x), Ok(y)) = (std::fs::canonicalize(a), std::fs::canonicalize(b))
+        && x == y
+    {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return (x.dev(), x.ino()) == (y.dev(), y.ino());
+        }
+    }
+    false
 }
 
 /// The planned tensors of a model written with `--write`, as buffers: `5 tensors`, one

@@ -399,6 +399,13 @@ fn write_refuses_the_input_file_and_the_other_format_s_name() {
     let mine = "that is the model read; write the planned copy to another file";
     refused(&model, &model, mine);
     refused(&model, &dir.join(".").join("person_detect.tflite"), mine);
+    #[cfg(unix)]
+    {
+        let hard = dir.join("hard.tflite");
+        let _ = std::fs::remove_file(&hard);
+        std::fs::hard_link(&model, &hard).unwrap();
+        refused(&model, &hard, mine);
+    }
     assert!(std::fs::read(&model).unwrap() == before);
     let (kws, pd) = (dir.join("kws.tflite"), dir.join("pd.PTE"));
     refused(

@@ -275,6 +275,19 @@ fn without_paths_the_lock_is_the_package_s_from_any_folder_of_it() {
         assert_eq!(wrote.status.code(), Some(0));
         assert_eq!(lock_text(&dir), written);
     }
+    // A workspace's root, of no package: an error that says where to run it.
+    let ws = std::env::temp_dir().join(format!("memplan-cli-ws-{}", std::process::id()));
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(ws.join("Cargo.toml"), "[workspace]\nmembers = [\"a\"]\n").unwrap();
+    let e = in_folder(&ws, &["lock", "--check"]);
+    assert_eq!(e.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&e.stderr).contains(
+            "a workspace's Cargo.toml, of no package: run memplan lock in a member package, or give its source folders"
+        ),
+        "{}",
+        String::from_utf8_lossy(&e.stderr)
+    );
     // Outside any package: an error that says what to give.
     let outside = std::env::temp_dir().join(format!("memplan-cli-nopkg-{}", std::process::id()));
     std::fs::create_dir_all(&outside).unwrap();

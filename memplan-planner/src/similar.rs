@@ -1,16 +1,28 @@
 //! The closest known name to a misspelt one, for "did you mean" hints in every message
 //! that names an unknown thing (a region, a bank, a buffer, a keyword, a strategy).
 
-/// The closest of `known` to `wanted`, as rustc's suggestions: at most a third of its
-/// length apart in edits (at least one), the first of those equally close; only names of
-/// a similar length are compared, and none for a name of over 64 bytes.
+/// The closest of `known` to `wanted`, as rustc's suggestions: one that differs only in
+/// case, else one at most a third of its length apart in edits (at least one), the first
+/// of those equally close; only names of a similar length are compared, and none for a
+/// name of over 64 bytes.
 pub fn closest<'a>(wanted: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     if wanted.len() > 64 {
         return None;
     }
+    let known: Vec<&'a str> = known.collect();
+    // As rustc: a name that differs only in case is the one meant.
+    if let Some(k) = known
+        .iter()
+        .find(|k| k.eq_ignore_ascii_case(wanted) && **k != wanted)
+    {
+        return Some(k);
+    }
     let most = wanted.chars().count().max(3) / 3;
     let mut best: Option<(usize, &str)> = None;
-    for k in known.filter(|k| k.len().abs_diff(wanted.len()) <= most) {
+    for k in known
+        .into_iter()
+        .filter(|k| k.len().abs_diff(wanted.len()) <= most)
+    {
         let d = edit_distance(k, wanted);
         if d <= most && best.is_none_or(|(b, _)| d < b) {
             best = Some((d, k));
@@ -68,5 +80,11 @@ mod tests {
         // Equally close: the first.
         assert_eq!(of("bufx", &["bufa", "bufb"]), Some("bufa"));
         assert_eq!(of(&"x".repeat(65), &["x"]), None);
+        // Case alone: the one meant, however long.
+        assert_eq!(of("DMA", &["tightly_coupled", "dma"]), Some("dma"));
+        assert_eq!(
+            of("Tightly_Coupled", &["dma", "tightly_coupled"]),
+            Some("tightly_coupled")
+        );
     }
 }

@@ -106,9 +106,10 @@ impl Violation {
     pub fn describe(&self, problem: &Problem, plan: &Plan) -> String {
         let name = |i: usize| problem.buffers.get(i).map_or("?", |b| b.name.as_str());
         let bytes = |i: usize| match (problem.buffers.get(i), plan.buffers.get(i)) {
-            (Some(b), Some(p)) => {
-                format!("bytes {}..{}", p.offset, p.offset.saturating_add(b.size))
-            }
+            (Some(b), Some(p)) => match p.offset.checked_add(b.size) {
+                Some(end) => format!("bytes {}..{end}", p.offset),
+                None => format!("{} bytes at offset {}", b.size, p.offset),
+            },
             _ => String::new(),
         };
         let live = |i: usize| {
@@ -129,11 +130,23 @@ impl Violation {
                 "buffer `{}` at offset {offset} is not a multiple of its alignment {align}",
                 name(buffer)
             ),
-            Violation::OutOfBounds { buffer, end, limit } => format!(
-                "buffer `{}` ({}) ends at byte {end}, past the limit {limit}",
-                name(buffer),
-                bytes(buffer)
-            ),
+            Violation::OutOfBounds { buffer, end, limit } => {
+                // `end` saturates: an end past 2^64 - 1 is said so.
+                let overflows = match (problem.buffers.get(buffer), plan.buffers.get(buffer)) {
+                    (Some(b), Some(p)) => p.offset.checked_add(b.size).is_none(),
+                    _ => false,
+                };
+                let ends = if overflows {
+                    "ends past 2^64 - 1 bytes".to_string()
+                } else {
+                    format!("ends at byte {end}")
+                };
+                format!(
+                    "buffer `{}` ({}) {ends}, past the limit {limit}",
+                    name(buffer),
+                    bytes(buffer)
+                )
+            }
             Violation::PinMoved { buffer } => {
                 format!(
                     "pinned buffer `{}` is not at its pinned offset",

@@ -14,7 +14,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
 use super::resolve::Resolved;
-use crate::lower::{BufferRecord, ElemInfo, Model, Standing};
+use crate::lower::{BufferRecord, ElemInfo, Model};
 use crate::names;
 
 /// The most steps (0 to the last step of any buffer) for which views are emitted.
@@ -24,7 +24,7 @@ pub const MAX_STEPS: u64 = 4096;
 pub const MAX_FIELDS: usize = 65_536;
 
 /// One field of a view: a buffer, or an in-place pair at its handover step.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Field {
     One(usize),
     /// Source, then the buffer in place of it (named after the latter).
@@ -55,14 +55,18 @@ pub(super) fn views(model: &Model, resolved: &Resolved, p: &TokenStream) -> Toke
     let Some(steps) = live_sets(model) else {
         return schedule;
     };
-    let mut view_of: HashMap<&[usize], usize> = HashMap::new();
+    // A view per distinct set of live buffers and its fields there (an in-place pair is
+    // one field at its handover step only: a step with the same buffers after it, which
+    // only a buffer of unknown lifetime makes, has a view of its own).
+    let mut view_of: HashMap<(&[usize], Vec<Field>), usize> = HashMap::new();
     let mut sets: Vec<&[usize]> = Vec::new();
     let mut step_view = Vec::with_capacity(steps.len());
     // Each view is named after the first step it serves: `AtStep3`.
     let mut names: Vec<Ident> = Vec::new();
     let mut firsts: Vec<u32> = Vec::new();
     for (t, set) in steps.iter().enumerate() {
-        let v = *view_of.entry(set.as_slice()).or_insert_with(|| {
+        let key = (set.as_slice(), fields(model, set, t as u32));
+        let v = *view_of.entry(key).or_insert_with(|| {
             sets.push(set);
             names.push(format_ident!("AtStep{}", t));
             firsts.push(t as u32);
@@ -122,10 +126,10 @@ pub(super) fn views(model: &Model, resolved: &Resolved, p: &TokenStream) -> Toke
 }
 
 /// The buffers live at each step `0..=last`, in declaration order; `None` past the limits.
-/// A buffer whose statement did not parse (`Standing::Broken`, after its error) has no
+/// A buffer whose statement did not parse and names no steps (after its error) has no
 /// known lifetime: every step holds it, so that code using it at any step adds no error.
 fn live_sets(model: &Model) -> Option<Vec<Vec<usize>>> {
-    let broken = |r: &BufferRecord| r.standing == Standing::Broken;
+    let broken = BufferRecord::lifetime_unknown;
     if model.buffers.is_empty() {
         return None;
     }

@@ -16,28 +16,35 @@ use crate::parse::{BufferDecl, Elem, Live, Size};
 /// A buffer whose statement did not parse (the error is reported): its name and type are
 /// declared, so that the user's code naming it raises no further errors, and it is left
 /// out of the plan. Its region (`placed_in`, when its `in REGION` could be read) tells
-/// which region's plan it would have been part of. Its size, when it reads (`size`: of
-/// plain bytes or a primitive element type), gives its views' field the type written; its
-/// lifetime is unknown, so every step's view holds it (`Standing::Broken`).
+/// which region's plan it would have been part of. Its size, when it reads (`size`), gives
+/// its views' field the type written; the steps of a range written in it (`live`: `lvie
+/// 0..=1`) are the steps whose views hold it, and without one every step's view does
+/// ([`BufferRecord::lifetime_unknown`]).
 pub(super) fn declare_broken(
     cx: &mut Lowering<'_>,
     name: Ident,
     placed_in: Option<Ident>,
     size: Option<Size>,
+    live: Option<(u32, u32)>,
 ) {
-    let (bytes, elem) = match size {
-        Some(Size {
-            bytes: Some(bytes),
-            elem: Elem::Prim { ty, size, .. },
-            ..
-        }) => (bytes, ElemInfo::Prim { ty, size }),
-        Some(Size {
-            bytes: Some(bytes),
-            elem: Elem::Bytes,
-            ..
-        }) => (bytes, ElemInfo::Bytes),
+    // The bytes stand for the field's length only: the buffer is not planned.
+    let (bytes, elem) = match size.map(|s| (s.bytes, s.elem)) {
+        Some((bytes, Elem::Prim { ty, size, .. })) => {
+            (bytes.unwrap_or(0), ElemInfo::Prim { ty, size })
+        }
+        Some((Some(bytes), Elem::User { ty, count, .. })) => (
+            bytes,
+            ElemInfo::User {
+                ty,
+                count,
+                bytes,
+                align: 1,
+            },
+        ),
+        Some((Some(bytes), Elem::Bytes)) => (bytes, ElemInfo::Bytes),
         _ => (0, ElemInfo::Bytes),
     };
+    let (first, last) = live.unwrap_or((0, 0));
     let tname = names::type_name(&name.to_string(), 'B');
     let named = !cx.buffer_by_name.contains_key(&name.to_string())
         && cx.claim(&tname, name.span(), format!("buffer `{name}`"));
@@ -49,11 +56,11 @@ pub(super) fn declare_broken(
         type_ident: names::ident(&tname, span),
         spans: BufferSpans::all_at(span),
         origin: None,
-        live_text: String::new(),
+        live_text: live.map_or(String::new(), |(a, b)| format!("{a}..={b}")),
         elem,
         buffer: match placed_in.and_then(|r| cx.region_by_name.get(&r.to_string())) {
-            Some(&r) => Buffer::new(name.to_string(), bytes, r, 0, 0),
-            None => Buffer::new(name.to_string(), bytes, 0, 0, 0).anywhere(),
+            Some(&r) => Buffer::new(name.to_string(), bytes, r, first, last),
+            None => Buffer::new(name.to_string(), bytes, 0, first, last).anywhere(),
         },
         declared: Declared::default(),
         standing: if named {

@@ -33,7 +33,7 @@ use memplan_planner::Strategy;
 use quote::quote;
 
 pub use context::Env;
-pub use model::{ArenaPlace, BufferRecord, ElemInfo, Model, Pool, Pools, SourceFile, Standing};
+pub use model::{ArenaPlace, BufferRecord, ElemInfo, Model, Pool, Pools, SourceFile};
 
 use context::{Lowering, Seen};
 
@@ -95,7 +95,8 @@ pub fn lower(input: Input, env: &Env, diags: &mut Diagnostics) -> Model {
                 name,
                 placed_in,
                 size,
-            } => buffers::declare_broken(&mut cx, name, placed_in, size),
+                live,
+            } => buffers::declare_broken(&mut cx, name, placed_in, size, live),
             Stmt::Crate(path) => settings::krate(&mut cx, path),
             Stmt::Strategy(s) => settings::strategy(&mut cx, s),
             Stmt::Pool(p) => settings::pool(&mut cx, p),

@@ -265,7 +265,7 @@ pub struct BufferRecord {
     /// For a row of a plan file: `file:line`, for messages.
     pub origin: Option<String>,
     /// The lifetime as written (`0..=2`, `3..5`), for messages; empty for a statement that
-    /// did not parse.
+    /// did not parse and has no range of steps in it.
     pub live_text: String,
     /// Its element type.
     pub elem: ElemInfo,
@@ -334,6 +334,12 @@ impl Standing {
 }
 
 impl BufferRecord {
+    /// Its statement did not parse and gives no range of steps: no step's view can be
+    /// told to lack it, so every one holds it.
+    pub fn lifetime_unknown(&self) -> bool {
+        self.standing == Standing::Broken && self.live_text.is_empty()
+    }
+
     /// Leaves the buffer out of the plan for `cause`, if it is planned: a buffer left out
     /// already keeps its first cause, and a buffer's type stays as it is.
     pub fn exclude(&mut self, cause: Cause) {

@@ -17,7 +17,7 @@ use memplan_planner::Strategy;
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
-use syn::{Attribute, Ident, LitStr, Token, Type, Visibility, braced};
+use syn::{Attribute, Ident, LitInt, LitStr, Token, Type, Visibility, braced};
 
 use crate::diag::{Diagnostics, SpanRange};
 use crate::similar::did_you_mean;
@@ -72,6 +72,9 @@ pub enum Stmt {
         /// For a buffer, its size, when it reads (`buffer a: [i8; 100] in r, lvie 0..=1`):
         /// its views' field gets the type the user's code expects.
         size: Option<Size>,
+        /// For a buffer, the steps of the first range written in it (`lvie 0..=1`): the
+        /// steps whose views hold it (every step's, without one).
+        live: Option<(u32, u32)>,
     },
 }
 
@@ -317,6 +320,7 @@ pub fn parse(tokens: TokenStream, errors: &mut Diagnostics) -> Option<Input> {
                         name: head.name,
                         placed_in: head.placed_in,
                         size: head.size,
+                        live: head.live,
                     });
                 }
             }
@@ -409,6 +413,13 @@ fn at_end(e: syn::Error, end: Span) -> syn::Error {
     }
 }
 
+/// The statement keywords, for the hint on an unknown one (and the keyword a misspelt one
+/// is read as, [`BrokenHead`]).
+const STATEMENTS: [&str; 10] = [
+    "region", "buffer", "buffers", "model", "constant", "runtime", "temp", "strategy", "lock",
+    "crate",
+];
+
 /// The head of a statement that failed to parse: `[attrs] region|buffer NAME ...`, the
 /// keyword perhaps misspelt (`regoin`: its error says the keyword meant, and the name is
 /// still declared, so that what names it adds no error).
@@ -419,18 +430,20 @@ struct BrokenHead {
     placed_in: Option<Ident>,
     /// The size after `NAME:`, when it reads.
     size: Option<Size>,
+    /// The first range of steps among the rest of the tokens, when one reads.
+    live: Option<(u32, u32)>,
 }
 
 impl Parse for BrokenHead {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         input.call(Attribute::parse_outer)?;
+        // The keyword its error's hint names, by the same rule.
         let word: Ident = input.parse()?;
-        let region =
-            match memplan_planner::closest(&word.to_string(), ["region", "buffer"].into_iter()) {
-                Some("region") => true,
-                Some(_) => false,
-                None => return Err(syn::Error::new(word.span(), "not a region or buffer")),
-            };
+        let region = match memplan_planner::closest(&word.to_string(), STATEMENTS.into_iter()) {
+            Some("region") => true,
+            Some("buffer") => false,
+            _ => return Err(syn::Error::new(word.span(), "not a region or buffer")),
+        };
         let name = plain_name(input)?;
         let size = if input.peek(Token![:]) {
             let fork = input.fork();
@@ -446,13 +459,43 @@ impl Parse for BrokenHead {
             }
             _ => None,
         });
+        let live = (0..rest.len()).find_map(|i| steps_at(&rest[i..]));
         Ok(BrokenHead {
             region,
             name,
             placed_in,
             size,
+            live,
         })
     }
+}
+
+/// The steps of a range `A..=B` or `A..B` (not empty) at the start of `tokens`, as
+/// `(first, last)`: a broken buffer statement's lifetime, wherever it stands in it
+/// (`lvie 0..=1`).
+fn steps_at(tokens: &[TokenTree]) -> Option<(u32, u32)> {
+    if !matches!(tokens.first(), Some(TokenTree::Literal(_))) {
+        return None;
+    }
+    let range = |input: ParseStream| -> syn::Result<(u32, u32)> {
+        let a = size::parse_u32(&input.parse::<LitInt>()?)?;
+        let inclusive = if input.peek(Token![..=]) {
+            input.parse::<Token![..=]>()?;
+            true
+        } else {
+            input.parse::<Token![..]>()?;
+            false
+        };
+        let b = size::parse_u32(&input.parse::<LitInt>()?)?;
+        input.parse::<TokenStream>()?;
+        let last = if inclusive { Some(b) } else { b.checked_sub(1) };
+        match last {
+            Some(last) if last >= a => Ok((a, last)),
+            _ => Err(input.error("an empty range")),
+        }
+    };
+    let head: TokenStream = tokens.iter().take(5).cloned().collect();
+    syn::parse::Parser::parse2(range, head).ok()
 }
 
 /// A name (of a buffer, a region, an in-place source): an identifier, where a raw one
@@ -538,10 +581,6 @@ impl Parse for Stmt {
                 input.parse::<Ident>()?;
                 Stmt::Lock(settings::parse_lock(input)?)
             } else {
-                const STATEMENTS: [&str; 10] = [
-                    "region", "buffer", "buffers", "model", "constant", "runtime", "temp",
-                    "strategy", "lock", "crate",
-                ];
                 let hint = did_you_mean(&mut 1, &which.to_string(), STATEMENTS.into_iter());
                 return Err(syn::Error::new(
                     which.span(),

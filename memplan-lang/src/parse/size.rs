@@ -222,59 +222,102 @@ pub(crate) fn parse_bytes(input: ParseStream) -> syn::Result<Size> {
     })
 }
 
-/// The error for a size written with a fraction (`1.5 KiB`, `1.5KiB`): sizes are whole
-/// bytes; when the value is a whole number of bytes, the error gives it (`write `1536
-/// bytes``). It points at the number and its unit.
+/// The error for a size written with a fraction or an exponent (`1.5 KiB`, `1.5KiB`,
+/// `1e3 bytes`): sizes are whole bytes; when the value is a whole number of bytes, the
+/// error gives it (`write `1536 bytes``). It points at the number and its unit.
 fn fractional_size(input: ParseStream) -> syn::Error {
     let Ok(lit) = input.parse::<LitFloat>() else {
         return input.error("expected a size: `N bytes`, `N KiB`, `N MiB` or `[T; N]`");
     };
     let digits = lit.base10_digits();
-    // The unit: the literal's suffix (`1.5KiB`), else the next word when it is one.
-    let (unit, last) = if lit.suffix().is_empty() {
+    // The unit: the literal's suffix (`1.5KiB`), else the next word when it is one (a
+    // float type's suffix, `1.5f32`, is no unit).
+    let suffix = lit.suffix();
+    let (unit, last, joined) = if suffix.is_empty() || suffix == "f32" || suffix == "f64" {
         match input.fork().parse::<Ident>() {
-            Ok(u) if unit_meant(&u.to_string()).is_some() => (Some(u.to_string()), u.span()),
-            _ => (None, lit.span()),
+            Ok(u) if unit_meant(&u.to_string()).is_some() => (Some(u.to_string()), u.span(), false),
+            _ => (None, lit.span(), false),
         }
     } else {
-        (Some(lit.suffix().to_string()), lit.span())
+        (Some(suffix.to_string()), lit.span(), true)
     };
-    let written = match (&unit, lit.suffix().is_empty()) {
-        (Some(u), true) => format!("{digits} {u}"),
-        (Some(u), false) => format!("{digits}{u}"),
-        (None, _) => digits.to_string(),
+    let written = match (&unit, joined) {
+        (Some(u), false) => format!("{lit} {u}"),
+        (Some(_), true) | (None, _) => lit.to_string(),
     };
     // Only the units memplan reads give a figure (`kb` may mean 1000 bytes).
-    let shift = match unit.as_deref() {
-        None | Some("bytes" | "byte" | "B") => Some(0),
-        Some("KiB") => Some(10),
-        Some("MiB") => Some(20),
-        Some("GiB") => Some(30),
+    let shift = match unit.as_deref().map(str::to_ascii_lowercase).as_deref() {
+        None | Some("bytes" | "byte" | "b") => Some(0),
+        Some("kib") => Some(10),
+        Some("mib") => Some(20),
+        Some("gib") => Some(30),
         Some(_) => None,
     };
-    let message = match shift.and_then(|shift| whole_bytes(digits, shift)) {
-        Some(b) => format!("`{written}` is {b} bytes: write `{b} bytes` (sizes are whole numbers)"),
-        None => format!(
-            "`{written}` is not a whole number of bytes: write a size as an integer of `bytes`, `KiB`, `MiB` or `GiB`"
-        ),
+    const UNITS: &str = "write a size as an integer of `bytes`, `KiB`, `MiB` or `GiB`";
+    let message = match shift.map(|shift| bytes_of(digits, shift)) {
+        Some(Bytes::Whole(b)) => {
+            format!("`{written}` is {b} bytes: write `{b} bytes` (sizes are whole numbers)")
+        }
+        Some(Bytes::Fraction) => format!("`{written}` is not a whole number of bytes: {UNITS}"),
+        Some(Bytes::Unknown) | None => format!("`{written}`: sizes are whole numbers: {UNITS}"),
     };
     SpanRange::new(lit.span(), last).error(message)
 }
 
-/// `digits` (a decimal literal's digits, `1.5`, no exponent) times `2^shift`, when that is a
-/// whole number that fits 64 bits.
-fn whole_bytes(digits: &str, shift: u32) -> Option<u64> {
-    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
-    if int.len() + frac.len() > 30 || !(int.bytes().chain(frac.bytes())).all(|b| b.is_ascii_digit())
-    {
-        return None;
+/// What a decimal number with a unit comes to, in bytes.
+#[derive(Debug, PartialEq, Eq)]
+enum Bytes {
+    /// A whole number of bytes that fits 64 bits.
+    Whole(u64),
+    /// A fraction of a byte over.
+    Fraction,
+    /// Too long, too large or too small to work out here.
+    Unknown,
+}
+
+/// `digits` (a decimal literal's digits: `1.5`, `1e3`, `1.5e-2`) times `2^shift`, in bytes.
+fn bytes_of(digits: &str, shift: u32) -> Bytes {
+    let (mantissa, exp) = match digits.split_once(['e', 'E']) {
+        Some((m, e)) => match e.parse::<i32>() {
+            Ok(e) => (m, e),
+            Err(_) => return Bytes::Unknown,
+        },
+        None => (digits, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all_digits = int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit());
+    if int.len() + frac.len() > 30 || !all_digits {
+        return Bytes::Unknown;
     }
-    let scale = 10u128.checked_pow(u32::try_from(frac.len()).ok()?)?;
-    let n: u128 = format!("{int}{frac}").parse().ok()?;
-    let scaled = n.checked_mul(1u128 << shift)?;
-    (scaled % scale == 0)
-        .then(|| u64::try_from(scaled / scale).ok())
-        .flatten()
+    let Ok(n) = format!("{int}{frac}").parse::<u128>() else {
+        return Bytes::Unknown;
+    };
+    // `n * 10^tens * 2^shift`, with `tens` the exponent less the fraction's digits.
+    let tens = i64::from(exp) - frac.len() as i64;
+    let Some(scaled) = n.checked_mul(1u128 << shift) else {
+        return Bytes::Unknown;
+    };
+    let value = if tens >= 0 {
+        u32::try_from(tens)
+            .ok()
+            .and_then(|t| 10u128.checked_pow(t))
+            .and_then(|p| scaled.checked_mul(p))
+    } else {
+        match u32::try_from(-tens)
+            .ok()
+            .and_then(|t| 10u128.checked_pow(t))
+        {
+            Some(p) if scaled % p == 0 => Some(scaled / p),
+            Some(_) => return Bytes::Fraction,
+            // Over 10^38: no value below 2^128 divides whole.
+            None if scaled == 0 => Some(0),
+            None => return Bytes::Fraction,
+        }
+    };
+    match value.map(u64::try_from) {
+        Some(Ok(b)) => Bytes::Whole(b),
+        _ => Bytes::Unknown,
+    }
 }
 
 /// What is wrong with an element type that reads like a primitive but is none: a number
@@ -375,14 +418,24 @@ mod tests {
 
     #[test]
     fn a_fraction_of_a_unit_is_given_in_bytes_when_whole() {
-        use super::whole_bytes;
-        assert_eq!(whole_bytes("1.5", 10), Some(1536));
-        assert_eq!(whole_bytes("0.25", 20), Some(262_144));
-        assert_eq!(whole_bytes("2.0", 0), Some(2));
-        assert_eq!(whole_bytes("1.3", 10), None); // 1331.2 bytes
-        assert_eq!(whole_bytes("0.5", 0), None);
-        assert_eq!(whole_bytes("1e3", 0), None); // an exponent: no figure
-        assert_eq!(whole_bytes("17179869184.0", 30), None); // over 64 bits
+        use super::{Bytes, bytes_of};
+        assert_eq!(bytes_of("1.5", 10), Bytes::Whole(1536));
+        assert_eq!(bytes_of("0.25", 20), Bytes::Whole(262_144));
+        assert_eq!(bytes_of("2.0", 0), Bytes::Whole(2));
+        assert_eq!(bytes_of("1.3", 10), Bytes::Fraction); // 1331.2 bytes
+        assert_eq!(bytes_of("0.5", 0), Bytes::Fraction);
+        assert_eq!(bytes_of("1e3", 0), Bytes::Whole(1000));
+        assert_eq!(bytes_of("1.5e3", 10), Bytes::Whole(1_536_000));
+        assert_eq!(bytes_of("1.5E-1", 10), Bytes::Fraction); // 153.6 bytes
+        assert_eq!(bytes_of("5e-1", 1), Bytes::Whole(1));
+        assert_eq!(bytes_of("1e-60", 0), Bytes::Fraction);
+        assert_eq!(bytes_of("0e-60", 0), Bytes::Whole(0));
+        assert_eq!(bytes_of("1e309", 10), Bytes::Unknown); // past 64 bits
+        assert_eq!(bytes_of("17179869184.0", 30), Bytes::Unknown); // 2^64
+        assert_eq!(
+            bytes_of(&format!("1.{}", "0".repeat(40)), 10),
+            Bytes::Unknown
+        );
     }
 
     #[test]

@@ -33,6 +33,18 @@ pub(crate) fn parse_u64(lit: &LitInt) -> syn::Result<u64> {
     })
 }
 
+/// The power of two a unit memplan reads stands for: `bytes`, `byte` and `B` 0, `KiB` 10,
+/// `MiB` 20, `GiB` 30.
+fn unit_shift(unit: &str) -> Option<u32> {
+    match unit {
+        "bytes" | "byte" | "B" => Some(0),
+        "KiB" => Some(10),
+        "MiB" => Some(20),
+        "GiB" => Some(30),
+        _ => None,
+    }
+}
+
 /// The unit a size's suffix written without a space means (`64K`, `3MiB`, `16B`), if any.
 fn unit_meant(suffix: &str) -> Option<&'static str> {
     match suffix.to_ascii_lowercase().as_str() {
@@ -189,28 +201,28 @@ pub(crate) fn parse_bytes(input: ParseStream) -> syn::Result<Size> {
         && !input.peek(kw::uninit)
     {
         let unit: Ident = input.fork().parse()?;
-        mult = match unit.to_string().as_str() {
-            "KiB" => 1 << 10,
-            "MiB" => 1 << 20,
-            "GiB" => 1 << 30,
-            "byte" | "B" => 1,
-            "KB" | "kB" | "kb" | "MB" | "Mb" | "mb" | "GB" | "Gb" | "gb" | "kiB" | "KIB"
-            | "mib" | "MIB" | "kib" | "gib" | "GIB" => {
-                let meant = unit_meant(&unit.to_string()).unwrap_or("KiB");
-                return Err(syn::Error::new(
-                    unit.span(),
-                    format!(
-                        "unknown unit `{unit}`: write `{n} {meant}` if you mean powers of 1024 (the units are `bytes`, `KiB` = 1024 bytes, `MiB` = 1048576 bytes, `GiB`)"
-                    ),
-                ));
-            }
-            _ => {
-                return Ok(Size {
-                    bytes: Some(n),
-                    span,
-                    elem: Elem::Bytes,
-                });
-            }
+        let word = unit.to_string();
+        mult = match unit_shift(&word) {
+            Some(shift) => 1 << shift,
+            None => match word.as_str() {
+                "KB" | "kB" | "kb" | "MB" | "Mb" | "mb" | "GB" | "Gb" | "gb" | "kiB" | "KIB"
+                | "mib" | "MIB" | "kib" | "gib" | "GIB" => {
+                    let meant = unit_meant(&unit.to_string()).unwrap_or("KiB");
+                    return Err(syn::Error::new(
+                        unit.span(),
+                        format!(
+                            "unknown unit `{unit}`: write `{n} {meant}` if you mean powers of 1024 (the units are `bytes`, `KiB` = 1024 bytes, `MiB` = 1048576 bytes, `GiB`)"
+                        ),
+                    ));
+                }
+                _ => {
+                    return Ok(Size {
+                        bytes: Some(n),
+                        span,
+                        elem: Elem::Bytes,
+                    });
+                }
+            },
         };
         input.parse::<Ident>()?;
         span.last = unit.span();
@@ -246,13 +258,7 @@ fn fractional_size(input: ParseStream) -> syn::Error {
         (Some(_), true) | (None, _) => lit.to_string(),
     };
     // Only the units memplan reads give a figure (`kb` may mean 1000 bytes).
-    let shift = match unit.as_deref().map(str::to_ascii_lowercase).as_deref() {
-        None | Some("bytes" | "byte" | "b") => Some(0),
-        Some("kib") => Some(10),
-        Some("mib") => Some(20),
-        Some("gib") => Some(30),
-        Some(_) => None,
-    };
+    let shift = unit.as_deref().map_or(Some(0), unit_shift);
     const UNITS: &str = "write a size as an integer of `bytes`, `KiB`, `MiB` or `GiB`";
     let message = match shift.map(|shift| bytes_of(digits, shift)) {
         Some(Bytes::Whole(b)) => {

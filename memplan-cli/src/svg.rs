@@ -6,9 +6,11 @@
 //! picture reads without tooltips), the lower bound and
 //! the planned bytes (the peak of the plan) as horizontal lines labelled in exact bytes
 //! (and the rounded KiB or MiB beside them), the peak step as a vertical one. Byte ticks
-//! are whole multiples of their unit, never rounded. Axes are scaled to the panel, so a
-//! plan of thousands of buffers stays readable; every rectangle is at least [`MIN_PX`]
-//! high and wide, so zero-size buffers can be seen and counted.
+//! are whole multiples of their unit, never rounded, at most 20 of them whatever the byte
+//! counts. Axes are scaled to the panel, so a plan of thousands of buffers stays readable
+//! and the file's size follows the number of buffers and steps, never their bytes; every
+//! rectangle is at least [`MIN_PX`] high and wide, so zero-size buffers can be seen and
+//! counted.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -151,6 +153,17 @@ fn tick_step(range: f64, count: f64, binary: bool) -> f64 {
         .find(|m| m * pow >= scaled)
         .unwrap_or(10.0);
     m * pow * unit
+}
+
+/// The byte ticks of an axis up to `top` bytes: the multiples of [`tick_step`]'s whole
+/// step, from 0, at most 20 of them (about 8), none past `u64::MAX`: the picture's size
+/// depends on the number of buffers and steps, never on the byte counts.
+fn byte_ticks(top: f64) -> Vec<u64> {
+    let step = tick_step(top, 8.0, true).round().max(1.0) as u64;
+    (0..=20u64)
+        .map_while(|k| k.checked_mul(step))
+        .take_while(|&b| b as f64 <= top)
+        .collect()
 }
 
 /// The binary units, largest first.
@@ -357,10 +370,10 @@ fn axes(s: &mut String, (px, py): (f64, f64), time: &TimeAxis, top: f64, sy: f64
         px + PLOT_W / 2.0,
         py + PLOT_H + 36.0
     );
-    // A whole number of bytes: 1, 2 or 5 times a power of ten times 1024^k.
-    let step = tick_step(top, 8.0, true).round().max(1.0) as u64;
-    let mut b: u64 = 0;
-    while b as f64 <= top {
+    // A whole number of bytes: 1, 2 or 5 times a power of ten times 1024^k; the ticks are
+    // its multiples up to the top, about 8 of them whatever the byte counts (no tick past
+    // `u64::MAX`).
+    for b in byte_ticks(top) {
         let y = py + PLOT_H - b as f64 * sy;
         let _ = writeln!(
             s,
@@ -370,7 +383,6 @@ fn axes(s: &mut String, (px, py): (f64, f64), time: &TimeAxis, top: f64, sy: f64
             y + 4.0,
             tick_label(b)
         );
-        b += step;
     }
     let _ = writeln!(
         s,
@@ -378,4 +390,20 @@ fn axes(s: &mut String, (px, py): (f64, f64), time: &TimeAxis, top: f64, sy: f64
         py + PLOT_H / 2.0,
         py + PLOT_H / 2.0
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::byte_ticks;
+
+    #[test]
+    fn byte_ticks_are_few_whole_multiples_whatever_the_bytes() {
+        assert_eq!(byte_ticks(1.05), [0, 1]);
+        assert_eq!(byte_ticks(1100.0), [0, 200, 400, 600, 800, 1000]);
+        for top in [1e3, 1e9, 1.7e19, u64::MAX as f64 * 1.05, f64::MAX] {
+            let ticks = byte_ticks(top);
+            assert!((2..=21).contains(&ticks.len()), "{top}: {ticks:?}");
+            assert!(ticks.windows(2).all(|w| w[0] < w[1]), "{top}: {ticks:?}");
+        }
+    }
 }

@@ -61,6 +61,32 @@ pub enum Rows {
 /// The most events a trace is written with (a viewer struggles far below it).
 pub const MAX_EVENTS: u128 = 10_000_000;
 
+/// The events a trace may have per buffer, past the first [`MIN_EVENTS`]: a buffer live at
+/// millions of steps (a lifetime is a number, not the input's size) would otherwise write
+/// millions of events from one line of input.
+pub const EVENTS_PER_BUFFER: u128 = 1024;
+
+/// The events any trace may have: 65,536.
+pub const MIN_EVENTS: u128 = 1 << 16;
+
+/// The most events the trace of a plan of `buffers` buffers is written with:
+/// [`EVENTS_PER_BUFFER`] per buffer, at least [`MIN_EVENTS`], at most [`MAX_EVENTS`], so
+/// that the file grows with the plan's buffers, never with its step numbers alone.
+pub fn max_events(buffers: usize) -> u128 {
+    (EVENTS_PER_BUFFER * buffers as u128).clamp(MIN_EVENTS, MAX_EVENTS)
+}
+
+/// Why `p`, of `events` events, is not written: more than [`max_events`].
+fn too_many(p: &Planned, events: u128, what: &str) -> String {
+    let n = p.problem.buffers.len();
+    format!(
+        "`{}` would make {events} events ({what}), more than the {} a trace of {} is written with ({EVENTS_PER_BUFFER} per buffer, at least {MIN_EVENTS}, at most {MAX_EVENTS})",
+        p.title,
+        max_events(n),
+        crate::words::count(n, "buffer")
+    )
+}
+
 /// Runs `memplan trace`.
 pub fn run(args: Args) -> Result<bool, String> {
     let Some(loaded) =
@@ -144,10 +170,10 @@ struct AllocationArgs {
 fn rows(p: &Planned, rows: Rows) -> Result<Vec<(u32, u32)>, String> {
     let buffers = &p.problem.buffers;
     let events: u128 = buffers.iter().map(|b| u128::from(b.lifetime.len())).sum();
-    if rows == Rows::Steps && events > MAX_EVENTS {
+    if rows == Rows::Steps && events > max_events(buffers.len()) {
         return Err(format!(
-            "`{}` would make {events} events (one per buffer per step it is live), more than {MAX_EVENTS}: use --rows sections",
-            p.title
+            "{}: use --rows sections",
+            too_many(p, events, "one per buffer per step it is live")
         ));
     }
     let mut bounds = BTreeSet::new();
@@ -187,14 +213,24 @@ fn plan_events(
     events: &mut Vec<Event>,
 ) -> Result<u64, String> {
     let rows = rows(p, mode)?;
-    let mut cells: Vec<(usize, usize)> = Vec::new();
-    for (i, b) in p.problem.buffers.iter().enumerate() {
-        let lo = rows.partition_point(|&(_, hi)| hi < b.lifetime.first);
-        let hi = rows.partition_point(|&(lo, _)| lo <= b.lifetime.last);
-        cells.extend((lo..hi).map(|row| (row, i)));
+    // Each buffer's rows, counted before any event is made.
+    let spans: Vec<(usize, usize)> = p
+        .problem
+        .buffers
+        .iter()
+        .map(|b| {
+            let lo = rows.partition_point(|&(_, hi)| hi < b.lifetime.first);
+            let hi = rows.partition_point(|&(lo, _)| lo <= b.lifetime.last);
+            (lo, hi.max(lo))
+        })
+        .collect();
+    let count: u128 = spans.iter().map(|&(lo, hi)| (hi - lo) as u128).sum();
+    if count > max_events(p.problem.buffers.len()) {
+        return Err(too_many(p, count, "one per buffer per row it is live in"));
     }
-    if cells.len() as u128 > MAX_EVENTS {
-        return Err(format!("`{}` would make {} events, more than {MAX_EVENTS}", p.title, cells.len()));
+    let mut cells: Vec<(usize, usize)> = Vec::with_capacity(count as usize);
+    for (i, &(lo, hi)) in spans.iter().enumerate() {
+        cells.extend((lo..hi).map(|row| (row, i)));
     }
     cells.sort_unstable();
     for (r, region) in p.problem.regions.iter().enumerate() {

@@ -164,8 +164,11 @@ use proc_macro::TokenStream;
 /// JSON plan file's every faulty region and buffer entry likewise, with its line and column
 /// (`and N more faulty entries`); a model's (`buffers from`, `model`) every faulty tensor
 /// and operator, or a `.pte` program's value and instruction, likewise (`and N more faulty
-/// tensors or operators`). A fault that stops the reader (malformed JSON, a file that is
-/// not a model) is reported alone. On error the module still declares its
+/// tensors or operators`), a constant whose data is shorter or longer than its shape says
+/// among them, naming the operator that reads it. A fault that stops the reader (malformed
+/// JSON, a file that is not a model, a model whose reading would take more than its budget:
+/// 64 bytes of memory and work per byte of the file, at least 16 MiB, at most 1 GiB) is
+/// reported alone. On error the module still declares its
 /// types and a `take()` that returns `None`, so the rest of the crate still type-checks.
 #[proc_macro]
 pub fn memory_plan(input: TokenStream) -> TokenStream {

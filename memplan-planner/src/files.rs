@@ -27,6 +27,7 @@ pub mod pte;
 pub mod tflite;
 
 mod any;
+mod budget;
 mod error;
 mod flatbuffer;
 mod model;
@@ -36,6 +37,7 @@ mod read;
 mod rows;
 
 pub use any::{detect, parse_any, parse_bytes, read_any, read_model};
+pub use budget::{BUDGET_PER_BYTE, MAX_BUDGET, MIN_BUDGET, read_budget};
 pub use error::{Faulty, FileError};
 pub use flatbuffer::{MAX_MODEL_BYTES, MAX_RANK};
 pub use model::{

@@ -432,10 +432,9 @@ fn ui_model(name: &str, made: &[u8]) {
 #[test]
 fn the_ui_suite_s_ragged_constant_model_is_hello_world_with_a_short_bias() {
     // `tests/ui/hello_ragged_bias.tflite` (the macro's case `model_constant_ragged`) is
-    // hello_world with the data of its first int32 constant one byte short: it still reads
-    // as a model (a constant's length is the kernels' concern), and a `model` statement
-    // must refuse to hand it to a kernel as `&[i32]`. `MEMPLAN_WRITE_UI_MODEL=1` writes it
-    // anew.
+    // hello_world with the data of its first int32 constant one byte short: a kernel that
+    // trusts the shape would read past it, so the reader refuses it, naming the tensor and
+    // the operator that reads it. `MEMPLAN_WRITE_UI_MODEL=1` writes it anew.
     let mut m = model(HELLO);
     let tensors = m.subgraphs.as_ref().unwrap()[0].tensors.as_ref().unwrap();
     let buffers = m.buffers.as_ref().unwrap();
@@ -451,6 +450,100 @@ fn the_ui_suite_s_ragged_constant_model_is_hello_world_with_a_short_bias() {
     assert_eq!(data.len() % 4, 0);
     data.pop();
     let made = pack(&m);
-    assert!(tflite::read(&made, "m.tflite").is_ok());
+    assert_eq!(
+        tflite::read(&made, "m.tflite").unwrap_err().to_string(),
+        "m.tflite: tensor 1 (`sequential/dense_2/BiasAdd/ReadVariableOp`) of subgraph 0, read by operator 2 (`FULLY_CONNECTED`): its data (buffer 2) has 3 bytes, fewer than its shape [1] of INT32 says: 4 (1 element, 4 bytes each); a kernel reads as many as the shape says"
+    );
     ui_model("hello_ragged_bias.tflite", &made);
+}
+
+#[test]
+fn the_ui_suite_s_short_pte_constant_is_add_with_a_three_byte_input() {
+    // `tests/ui/add_short_constant.pte` (the macro's case `model_pte_constant_short`):
+    // add.pte with value 0, a float [1], made a constant of 3 bytes in `constant_buffer`.
+    let mut p = et::root_as_program(&bytes(ADD)).unwrap().unpack();
+    let mut short = et::BufferT::default();
+    short.storage = Some(vec![1, 2, 3]);
+    p.constant_buffer = Some(vec![et::BufferT::default(), short]);
+    p.constant_segment = None;
+    let plan = &mut p.execution_plan.as_mut().unwrap()[0];
+    let KernelTypesT::Tensor(t) = &mut plan.values.as_mut().unwrap()[0].val else {
+        panic!("value 0 of add.pte is a tensor");
+    };
+    t.allocation_info = None;
+    t.data_buffer_idx = 1;
+    let made = memplan_flatbuffers::finish_executorch(&p);
+    assert_eq!(
+        pte::read(&made, "m.pte", None).unwrap_err().to_string(),
+        "m.pte: value 0 (a tensor) of execution plan 0, read by instruction 0 (`aten::add.out`): constant buffer 1 has 3 bytes, fewer than its shape [1] of FLOAT says: 4; a kernel reads as many as the shape says"
+    );
+    // Four bytes read; five do not.
+    let tensor = |p: &mut et::ProgramT| match &mut p.execution_plan.as_mut().unwrap()[0]
+        .values
+        .as_mut()
+        .unwrap()[0]
+        .val
+    {
+        KernelTypesT::Tensor(t) => t.data_buffer_idx,
+        _ => 0,
+    };
+    assert_eq!(tensor(&mut p), 1);
+    for (len, ok) in [(4, true), (5, false)] {
+        let mut q = p.clone();
+        q.constant_buffer.as_mut().unwrap()[1].storage = Some(vec![0; len]);
+        let r = pte::read(&memplan_flatbuffers::finish_executorch(&q), "m.pte", None);
+        assert_eq!(r.is_ok(), ok, "{len}: {r:?}");
+        if !ok {
+            assert!(r.unwrap_err().to_string().ends_with("constant buffer 1 has 5 bytes, more than its shape [1] of FLOAT says: 4 (ExecuTorch refuses it)"));
+        }
+    }
+    ui_model("add_short_constant.pte", &made);
+}
+
+#[test]
+fn a_constant_is_what_its_shape_says_in_the_constant_segment_too() {
+    // kws_dscnn.pte keeps its 65 constants in a segment: each reads (its bytes up to the next
+    // constant are its own and the padding to 16). A dim of one made 1 (too few bytes used)
+    // or twice as large (too many) is refused, naming the value and the instruction.
+    let b = bytes("../examples/data/pte/kws_dscnn.pte");
+    let m = pte::read(&b, "k.pte", None).unwrap();
+    let (v, t) = m.subgraphs[0]
+        .values
+        .iter()
+        .enumerate()
+        .find_map(|(v, x)| match x {
+            memplan_planner::files::Value::Tensor(t)
+                if t.data.as_ref().is_some_and(|d| d.end - d.start >= 1024)
+                    && t.shape.first().is_some_and(|&d| d > 1) =>
+            {
+                Some((v, t.clone()))
+            }
+            _ => None,
+        })
+        .unwrap();
+    // The tensor's `sizes` vector, patched in place (the file keeps its segments).
+    let p = et::root_as_program(&b).unwrap();
+    let plan = p.execution_plan().unwrap().get(0);
+    let sizes = plan
+        .values()
+        .unwrap()
+        .get(v)
+        .val_as_tensor()
+        .unwrap()
+        .sizes()
+        .unwrap();
+    let at = sizes.bytes().as_ptr() as usize - b.as_ptr() as usize;
+    let first = t.shape[0] as i32;
+    for (dim, word) in [(1, "more"), (first * 2, "fewer")] {
+        let mut c = b.clone();
+        c[at..at + 4].copy_from_slice(&dim.to_le_bytes());
+        let e = pte::read(&c, "k.pte", None).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!(
+                "k.pte: value {v} (a tensor) of execution plan 0, read by instruction 0 (`aten::convolution.out`): constant buffer "
+            )) && e.contains(" bytes in the constant segment (offset ")
+                && e.contains(&format!("), {word} than its shape [")),
+            "{e}"
+        );
+    }
 }

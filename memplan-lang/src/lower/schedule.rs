@@ -5,7 +5,8 @@
 //! generated `run` could get wrong is refused here, spanned on the statement's path: an
 //! operator kind memplan has no kernel trait for, control flow, operators of one kind with
 //! different element types, a tensor neither planned nor constant, constant data outside
-//! the file or not a whole number of its elements, a plan too long for step views.
+//! the file, not a whole number of its elements or packed (`INT4`), a plan too long for
+//! step views. (The reader refuses a constant whose data is not what its shape says.)
 
 use std::collections::HashMap;
 
@@ -335,6 +336,15 @@ fn build(model: &ModelFile, first_buffer: usize) -> Result<Built, String> {
         ) {
             (Some(b), _) => Source::Buffer(b),
             (None, Some(range)) => {
+                // The reader has checked the data against the shape; `INT4` data is packed
+                // two elements to a byte, which a kernel given the shape's count would read
+                // past.
+                if info.element.name == "INT4" {
+                    return Err(format!(
+                        "{op}: tensor {i} (`{}`) is INT4 constant data, packed two elements to a byte: a schedule passes a kernel as many elements as the shape says",
+                        info.name
+                    ));
+                }
                 let size = elem.map_or(info.element.size.max(1), |p| p.size());
                 // Where the data starts in the file does not matter: `pack` copies it to a
                 // multiple of `CONSTANT_ALIGN`.

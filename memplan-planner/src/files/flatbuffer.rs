@@ -32,14 +32,18 @@ pub(super) fn verifier_options() -> VerifierOptions {
     }
 }
 
-/// The verifier's caps before writing a model back: as [`verifier_options`], but at most
-/// 2^30 bytes visited. Unpacking copies every vector each time it is referenced, so the
-/// bytes visited bound what is written back: at most 1 GiB (plus alignment), well inside the
-/// 2 GiB the flatbuffers builder can hold.
+/// The verifier's caps before writing a model of `file_bytes` bytes back: as
+/// [`verifier_options`], but at most the read's budget of bytes visited
+/// ([`read_budget`](super::budget::read_budget): 64 per byte of the file, at least 16 MiB,
+/// at most 1 GiB). Unpacking copies every table and vector each time the file references
+/// it, so the bytes visited bound what is copied and written back: in proportion to the
+/// file, at most 1 GiB (plus alignment), well inside the 2 GiB the flatbuffers builder can
+/// hold.
 #[cfg(feature = "write")]
-pub(super) fn write_verifier_options() -> VerifierOptions {
+pub(super) fn write_verifier_options(file_bytes: usize) -> VerifierOptions {
+    let budget = super::budget::read_budget(file_bytes).min(1 << 30);
     VerifierOptions {
-        max_apparent_size: 1 << 30,
+        max_apparent_size: usize::try_from(budget).unwrap_or(1 << 30),
         ..verifier_options()
     }
 }
@@ -101,8 +105,23 @@ fn shown(id: &[u8]) -> String {
     }
 }
 
-/// The verifier's complaint, on one line.
-pub(super) fn invalid(file: &str, format: ModelFormat, e: &InvalidFlatbuffer) -> FileError {
+/// The verifier's complaint, on one line; `options` are the verifier's, whose cap on the
+/// bytes visited a file that references its tables many times over passes.
+pub(super) fn invalid(
+    file: &str,
+    format: ModelFormat,
+    e: &InvalidFlatbuffer,
+    options: &VerifierOptions,
+) -> FileError {
+    if matches!(e, InvalidFlatbuffer::ApparentSizeTooLarge) {
+        return error(
+            file,
+            format!(
+                "its tables and vectors, counted each time the file references them, come to more than the {} bytes memplan visits (the file references its tables many times over)",
+                options.max_apparent_size
+            ),
+        );
+    }
     let text = e.to_string().replace('\n', " ").replace('\t', "");
     error(
         file,

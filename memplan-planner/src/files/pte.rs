@@ -44,9 +44,22 @@
 //!   aliases; `tests/data/pte/views.pte` (two elided views, exported with ExecuTorch 1.5.1)
 //!   has two groups, and ExecuTorch computes a different output when they are split.
 //!
+//! - **Constants** are what their shapes say (`get_constant_buffer_data`): a
+//!   `constant_buffer` entry exactly the tensor's bytes (ExecuTorch refuses a longer one,
+//!   and a kernel would read past a shorter one); in the constant segment, which stores
+//!   each constant's start and not its length, the bytes up to the next constant's start
+//!   (or the segment's end) at least the tensor's and less than the alignment between
+//!   constants more (`_extract_constant_segment` pads each to it: the largest power of two,
+//!   at most 4096, that divides every offset). Else a fault naming the value and the first
+//!   instruction that reads it.
+//!
 //! Caps: [`MAX_MODEL_BYTES`](super::MAX_MODEL_BYTES) (segments included),
 //! [`MAX_RANK`] dims, the verifier's (tables nested at most 64 deep, at
-//! most 2^22 tables, at most 2^31 bytes visited), at most 2^24 instructions.
+//! most 2^22 tables, at most 2^31 bytes visited), at most 2^24 instructions, and the read's
+//! budget ([`read_budget`](super::read_budget): 64 bytes of records per byte of the file,
+//! at least 16 MiB, at most 1 GiB), charged for every value, instruction and argument
+//! before or as it is copied (instructions that share one argument list in the file would
+//! otherwise each copy it).
 //! Refused: backward jumps (loops), `DYNAMIC_UNBOUND` planned tensors (ExecuTorch refuses
 //! them too), memory ids and offsets outside `non_const_buffer_sizes`.
 
@@ -65,6 +78,9 @@ use memplan_flatbuffers::flatbuffers::VerifierOptions;
 #[cfg(feature = "write")]
 pub use write::{PlannedOffset, write_plan};
 
+use std::cell::RefCell;
+
+use super::budget::Budget;
 use super::error::{Faults, Faulty, FileError};
 use super::flatbuffer::{self, MAX_RANK, error};
 use super::model::{
@@ -127,7 +143,7 @@ fn program<'a>(
     })?;
     let (part, h) = program_part(bytes, file)?;
     let p = memplan_flatbuffers::verify_executorch(options, part)
-        .map_err(|e| flatbuffer::invalid(file, ModelFormat::Pte, &e))?;
+        .map_err(|e| flatbuffer::invalid(file, ModelFormat::Pte, &e, options))?;
     Ok((p, h))
 }
 
@@ -143,11 +159,20 @@ fn plan_index(p: &fb::Program<'_>, file: &str, name: Option<&str>) -> Result<usi
         None if !names.is_empty() => Ok(0),
         None => Err(error(file, "the program has no execution plan")),
         Some(n) => names.iter().position(|&m| m == n).ok_or_else(|| {
+            // The first few, each clipped: one long name listed many times stays short.
+            let mut shown: Vec<String> = names
+                .iter()
+                .take(crate::LISTED)
+                .map(|m| m.chars().take(64).collect())
+                .collect();
+            if names.len() > crate::LISTED {
+                shown.push(format!("and {} more", names.len() - crate::LISTED));
+            }
             error(
                 file,
                 format!(
                     "the program has no execution plan `{n}` (it has: {})",
-                    names.join(", ")
+                    shown.join(", ")
                 ),
             )
         }),
@@ -165,8 +190,8 @@ fn plan_index(p: &fb::Program<'_>, file: &str, name: Option<&str>) -> Result<usi
 /// points outside the file, no such execution plan, a planned tensor with a dynamic
 /// (`DYNAMIC_UNBOUND`) or negative shape, more than 16 dims, an unknown scalar type, a byte
 /// size over 64 bits, a memory id or an extent outside `non_const_buffer_sizes`, a
-/// constant's data outside the file, an instruction naming a value that does not exist, a
-/// backward jump. The faults of values, plan inputs and outputs, instructions and tensor
+/// constant's data outside the file or not what its shape says, an instruction naming a
+/// value that does not exist, a backward jump, the read's budget spent. The faults of values, plan inputs and outputs, instructions and tensor
 /// lists are all reported, each once, in that order, the first [`LISTED`](crate::LISTED)
 /// in the error (see [`FileError::more`]); an instruction is checked for its own indices
 /// only, so a faulty value brings no fault of the instructions that use it. Every other
@@ -185,6 +210,9 @@ pub fn read(bytes: &[u8], file: &str, plan_name: Option<&str>) -> Result<ModelFi
         header: h,
         plan,
         index: index as u32,
+        budget: RefCell::new(Budget::for_file(bytes.len())),
+        readers: RefCell::new(Vec::new()),
+        sorted_offsets: std::cell::OnceCell::new(),
     }
     .read()
 }
@@ -196,11 +224,198 @@ struct Reader<'a> {
     header: Option<header::Header>,
     plan: fb::ExecutionPlan<'a>,
     index: u32,
+    /// What the read may still build ([`super::budget`]).
+    budget: RefCell<Budget>,
+    /// The first instruction (its step, chain and index) that names each value, directly
+    /// or in a tensor list: the instruction a constant's faults name.
+    readers: RefCell<Vec<Option<(u32, u32, u32)>>>,
+    /// The constant segment's offsets, sorted (where each constant's bytes end).
+    sorted_offsets: std::cell::OnceCell<Vec<u64>>,
 }
+
+/// Bytes a value's record takes besides its contents: the value, its tensor list slot and
+/// its three entries of the lifetimes.
+const VALUE_BYTES: usize =
+    std::mem::size_of::<Value>() + std::mem::size_of::<Option<Vec<i32>>>() + 24;
+
+/// Bytes a planned tensor's records take besides its shape.
+const PLANNED_BYTES: usize =
+    std::mem::size_of::<(usize, PlannedTensor)>() + std::mem::size_of::<aliases::Placed>() + 16;
 
 impl<'a> Reader<'a> {
     fn err(&self, message: impl Into<String>) -> FileError {
         error(self.file, message)
+    }
+
+    /// Charges `bytes` to the budget; past it, an error that starts with `what` (the value
+    /// or instruction being read).
+    fn charge(&self, bytes: usize, what: impl FnOnce() -> String) -> Result<(), FileError> {
+        self.budget
+            .borrow_mut()
+            .spend(bytes as u64)
+            .map_err(|over| self.err(format!("execution plan {}: {}: {over}", self.index, what())))
+    }
+
+    /// Fills [`Reader::readers`]: the first instruction that names each of `values`, as an
+    /// argument, a move's source or destination, a freed value or a jump's condition, or
+    /// as a member of a tensor list an instruction names. Charged: 4 bytes per argument
+    /// and list member visited.
+    fn find_readers(&self, values: &[fb::EValue<'a>]) -> Result<(), FileError> {
+        // Its entries, and the sorted constant offsets `constant` may need.
+        let offsets = self
+            .program
+            .constant_segment()
+            .and_then(|c| c.offsets())
+            .map_or(0, |o| o.len());
+        self.charge(8 * (values.len() + offsets), || "its values".to_string())?;
+        let mut readers: Vec<Option<(u32, u32, u32)>> = vec![None; values.len()];
+        let mut mark = |v: i32, at: (u32, u32, u32)| {
+            if let Some(r) = usize::try_from(v).ok().and_then(|v| readers.get_mut(v)) {
+                r.get_or_insert(at);
+            }
+        };
+        let mut step = 0u32;
+        for (c, chain) in self.plan.chains().iter().flatten().enumerate() {
+            for (k, ins) in chain.instructions().iter().flatten().enumerate() {
+                let at = (step, c as u32, k as u32);
+                step = step.saturating_add(1);
+                let args = match ins.instr_args_type() {
+                    InstructionArguments::KernelCall => {
+                        ins.instr_args_as_kernel_call().and_then(|k| k.args())
+                    }
+                    InstructionArguments::DelegateCall => {
+                        ins.instr_args_as_delegate_call().and_then(|d| d.args())
+                    }
+                    _ => None,
+                };
+                self.charge(4 * args.map_or(1, |a| a.len()), || {
+                    format!("instruction {k} of chain {c}")
+                })?;
+                for a in args.into_iter().flatten() {
+                    mark(a, at);
+                }
+                if let Some(m) = ins.instr_args_as_move_call() {
+                    mark(m.move_from(), at);
+                    mark(m.move_to(), at);
+                }
+                if let Some(f) = ins.instr_args_as_free_call() {
+                    mark(f.value_index(), at);
+                }
+                if let Some(j) = ins.instr_args_as_jump_false_call() {
+                    mark(j.cond_value_index(), at);
+                }
+            }
+        }
+        for (l, ev) in values.iter().enumerate() {
+            let Some(at) = readers[l] else { continue };
+            let items = match ev.val_type() {
+                KernelTypes::TensorList => ev.val_as_tensor_list().and_then(|x| x.items()),
+                KernelTypes::OptionalTensorList => {
+                    ev.val_as_optional_tensor_list().and_then(|x| x.items())
+                }
+                _ => None,
+            };
+            self.charge(4 * items.map_or(0, |i| i.len()), || format!("value {l}"))?;
+            for m in items.into_iter().flatten() {
+                if let Some(r) = usize::try_from(m).ok().and_then(|m| readers.get_mut(m)) {
+                    r.get_or_insert(at);
+                }
+            }
+        }
+        *self.readers.borrow_mut() = readers;
+        Ok(())
+    }
+
+    /// `read by instruction K (`NAME`)` for the first instruction that names value `v`
+    /// (`read by no instruction`): its step (instructions numbered across the chains) and
+    /// its kernel, at most 64 characters of each of its names.
+    fn reader_label(&self, v: usize) -> String {
+        let Some((step, c, k)) = self.readers.borrow().get(v).copied().flatten() else {
+            return "read by no instruction".to_string();
+        };
+        let ins = self
+            .plan
+            .chains()
+            .filter(|ch| (c as usize) < ch.len())
+            .map(|ch| ch.get(c as usize))
+            .and_then(|ch| ch.instructions())
+            .filter(|i| (k as usize) < i.len())
+            .map(|i| i.get(k as usize));
+        let clip = |s: &str| -> String { s.chars().take(64).collect() };
+        let name = ins.and_then(|ins| match ins.instr_args_type() {
+            InstructionArguments::KernelCall => {
+                let i = ins.instr_args_as_kernel_call()?.op_index();
+                let ops = self.plan.operators()?;
+                let o = usize::try_from(i).ok().filter(|&i| i < ops.len())?;
+                let o = ops.get(o);
+                Some(match o.overload() {
+                    Some(ov) if !ov.is_empty() => {
+                        format!("{}.{}", clip(o.name().unwrap_or("")), clip(ov))
+                    }
+                    _ => clip(o.name().unwrap_or("")),
+                })
+            }
+            InstructionArguments::DelegateCall => {
+                let i = ins.instr_args_as_delegate_call()?.delegate_index();
+                let ds = self.plan.delegates()?;
+                let d = usize::try_from(i).ok().filter(|&i| i < ds.len())?;
+                Some(format!("delegate:{}", clip(ds.get(d).id().unwrap_or(""))))
+            }
+            InstructionArguments::MoveCall => Some("move".into()),
+            InstructionArguments::FreeCall => Some("free".into()),
+            InstructionArguments::JumpFalseCall => Some("jump_false".into()),
+            _ => None,
+        });
+        match name {
+            Some(name) => format!("read by instruction {step} (`{name}`)"),
+            None => format!("read by instruction {step}"),
+        }
+    }
+
+    /// What value `ev`'s records take, before they are built: one value table may be listed
+    /// many times over, and each copy is a record of its own.
+    fn value_bytes(ev: &fb::EValue<'_>) -> usize {
+        let contents = match ev.val_type() {
+            KernelTypes::Tensor => ev.val_as_tensor().map_or(0, |t| {
+                let dims = t.sizes().map_or(0, |s| s.len());
+                std::mem::size_of::<TensorInfo>() + 16 + 8 * dims + PLANNED_BYTES + 8 * dims
+            }),
+            KernelTypes::String => ev
+                .val_as_string()
+                .and_then(|x| x.string_val())
+                .map_or(0, str::len),
+            KernelTypes::IntList => {
+                8 * ev
+                    .val_as_int_list()
+                    .and_then(|x| x.items())
+                    .map_or(0, |i| i.len())
+            }
+            KernelTypes::DoubleList => {
+                8 * ev
+                    .val_as_double_list()
+                    .and_then(|x| x.items())
+                    .map_or(0, |i| i.len())
+            }
+            KernelTypes::BoolList => ev
+                .val_as_bool_list()
+                .and_then(|x| x.items())
+                .map_or(0, |i| i.len()),
+            // The list, and its copy for the lifetimes.
+            KernelTypes::TensorList => {
+                8 * ev
+                    .val_as_tensor_list()
+                    .and_then(|x| x.items())
+                    .map_or(0, |i| i.len())
+            }
+            KernelTypes::OptionalTensorList => {
+                8 * ev
+                    .val_as_optional_tensor_list()
+                    .and_then(|x| x.items())
+                    .map_or(0, |i| i.len())
+            }
+            _ => 0,
+        };
+        VALUE_BYTES + contents
     }
 
     fn read(&self) -> Result<ModelFile, FileError> {
@@ -227,14 +442,19 @@ impl<'a> Reader<'a> {
         let mut out_values = Vec::with_capacity(values.len());
         let mut lists: Vec<Option<Vec<i32>>> = Vec::with_capacity(values.len());
         let mut planned: Vec<(usize, PlannedTensor)> = Vec::new();
+        let io =
+            self.plan.inputs().map_or(0, |v| v.len()) + self.plan.outputs().map_or(0, |v| v.len());
+        self.charge(8 * io, || "its inputs and outputs".to_string())?;
         let mut initial: Vec<i32> = self
             .plan
             .inputs()
             .map(|v| v.iter().collect())
             .unwrap_or_default();
+        self.find_readers(&values)?;
         // Every faulty value, then every faulty instruction, each once, for its first fault.
         let mut faults = Faults::new(Faulty::Parts);
         for (v, ev) in values.iter().enumerate() {
+            self.charge(Self::value_bytes(ev), || format!("value {v}"))?;
             match self.value(v, ev, &buffer_sizes, &mut planned, &mut initial) {
                 Ok((value, list)) => {
                     out_values.push(value);
@@ -260,6 +480,25 @@ impl<'a> Reader<'a> {
                     )));
                 }
                 let (instr, name) = self.instruction(&ins);
+                // Its records (the instruction, its operator, its arguments twice), charged
+                // as it is read: instructions that share one argument list in the file
+                // each get a copy of it.
+                let arguments = match &instr {
+                    Instr::Kernel(a) | Instr::Delegate(a) => a.len(),
+                    _ => 2,
+                };
+                self.charge(
+                    std::mem::size_of::<Instr>()
+                        + std::mem::size_of::<Operator>()
+                        + name.len()
+                        + 16 * arguments,
+                    || {
+                        format!(
+                            "instruction {} (`{name}`, {arguments} arguments)",
+                            instrs.len()
+                        )
+                    },
+                )?;
                 let args = match &instr {
                     Instr::Kernel(a) | Instr::Delegate(a) => a.clone(),
                     Instr::Move(f, t) => vec![*f, *t],
@@ -338,6 +577,7 @@ impl<'a> Reader<'a> {
             subgraphs: vec![Subgraph {
                 name,
                 values: out_values,
+                // Charged with the plan's outputs, before the values.
                 inputs: self
                     .plan
                     .inputs()
@@ -509,13 +749,14 @@ impl<'a> Reader<'a> {
                 t.scalar_type().0
             ))
         })?;
+        let rank = t.sizes().map_or(0, |s| s.len());
+        if rank > MAX_RANK {
+            return Err(at(format!("{rank} dims, more than {MAX_RANK}")));
+        }
         let dims: Vec<i64> = t
             .sizes()
             .map(|s| s.iter().map(i64::from).collect())
             .unwrap_or_default();
-        if dims.len() > MAX_RANK {
-            return Err(at(format!("{} dims, more than {MAX_RANK}", dims.len())));
-        }
         let size = flatbuffer::byte_size(&dims, element.size).map_err(at)?;
         let shape: Vec<u64> = dims.iter().map(|&d| d as u64).collect();
         let data_index = t.data_buffer_idx();
@@ -550,7 +791,21 @@ impl<'a> Reader<'a> {
             }
             planned_at = Some((id, offset));
         } else if data_index > 0 {
-            data = Some(self.constant(data_index, size).map_err(at)?);
+            let what = format!(
+                "shape [{}] of {}",
+                dims.iter()
+                    .map(|d| d.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                element.name
+            );
+            data = Some(self.constant(data_index, size, &what).map_err(|m| {
+                self.err(format!(
+                    "value {v} (a tensor) of execution plan {}, {}: {m}",
+                    self.index,
+                    self.reader_label(v)
+                ))
+            })?);
         }
         if let Some((id, offset)) = planned_at {
             planned.push((
@@ -583,10 +838,17 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// The byte range in the file of constant buffer `index` (`size` bytes), as
+    /// The byte range in the file of constant buffer `index`, the data of a tensor of
+    /// `size` bytes (`what`: its shape and type, for messages), as
     /// `Program::get_constant_buffer_data` finds it: in the constant segment when the
-    /// program has one, else in `constant_buffer`.
-    fn constant(&self, index: u32, size: u64) -> Result<std::ops::Range<u64>, String> {
+    /// program has one, else in `constant_buffer`. Its data must be what the shape says:
+    /// a `constant_buffer` entry exactly `size` bytes (ExecuTorch refuses a longer one, and
+    /// a kernel would read past a shorter one); in the segment, which stores where each
+    /// constant starts but not its length, the bytes up to the next constant (or the
+    /// segment's end) at least `size` and less than `size` plus the alignment between
+    /// constants (ExecuTorch's serializer pads each to it): the largest power of two, at
+    /// most 4096, that divides every offset.
+    fn constant(&self, index: u32, size: u64, what: &str) -> Result<std::ops::Range<u64>, String> {
         let i = index as usize;
         if let Some(cs) = self.program.constant_segment()
             && let Some(offsets) = cs.offsets().filter(|o| !o.is_empty())
@@ -613,19 +875,49 @@ impl<'a> Reader<'a> {
                 .checked_add(segment.offset())
                 .and_then(|s| s.checked_add(off));
             let range = start.and_then(|s| Some(s..s.checked_add(size)?));
-            return match range {
+            let range = match range {
                 Some(r)
                     if off.checked_add(size).is_some_and(|e| e <= segment.size())
                         && r.end <= self.bytes.len() as u64 =>
                 {
-                    Ok(r)
+                    r
                 }
-                _ => Err(format!(
-                    "constant buffer {i} ({size} bytes at offset {off} of the constant segment) is outside the segment ({} bytes) or the file ({} bytes)",
-                    segment.size(),
-                    self.bytes.len()
-                )),
+                _ => {
+                    return Err(format!(
+                        "constant buffer {i} ({size} bytes at offset {off} of the constant segment) is outside the segment ({} bytes) or the file ({} bytes)",
+                        segment.size(),
+                        self.bytes.len()
+                    ));
+                }
             };
+            let sorted = self.sorted_offsets.get_or_init(|| {
+                let mut o: Vec<u64> = offsets.iter().collect();
+                o.sort_unstable();
+                o.dedup();
+                o
+            });
+            let next = sorted
+                .get(sorted.partition_point(|&o| o <= off))
+                .copied()
+                .unwrap_or(segment.size())
+                .max(off);
+            let extent = next - off;
+            let align = sorted
+                .iter()
+                .map(|&o| o.trailing_zeros())
+                .min()
+                .map_or(4096, |z| 1u64 << z.min(12));
+            if extent < size {
+                return Err(format!(
+                    "constant buffer {i} has {extent} bytes in the constant segment (offset {off} up to {next}), fewer than its {what} says: {size}; a kernel reads as many as the shape says"
+                ));
+            }
+            if extent - size >= align {
+                return Err(format!(
+                    "constant buffer {i} has {extent} bytes in the constant segment (offset {off} up to {next}), more than its {what} says ({size}) and the {align}-byte alignment between constants allows"
+                ));
+            }
+            return Ok(range);
         }
         let storage = self
             .program
@@ -634,13 +926,18 @@ impl<'a> Reader<'a> {
             .and_then(|b| b.get(i).storage())
             .ok_or_else(|| format!("constant buffer {i}, which the program does not have"))?;
         let bytes = storage.bytes();
-        if (bytes.len() as u64) < size {
+        let have = bytes.len() as u64;
+        if have != size {
             return Err(format!(
-                "constant buffer {i} has {} bytes, fewer than its tensor's {size}",
-                bytes.len()
+                "constant buffer {i} has {have} bytes, {} than its {what} says: {size}{}",
+                if have < size { "fewer" } else { "more" },
+                if have < size {
+                    "; a kernel reads as many as the shape says"
+                } else {
+                    " (ExecuTorch refuses it)"
+                }
             ));
         }
-        let r = flatbuffer::range_in(self.bytes, bytes);
-        Ok(r.start..r.start + size)
+        Ok(flatbuffer::range_in(self.bytes, bytes))
     }
 }

@@ -35,11 +35,24 @@
 //!   exceed this plan by them. TensorFlow Lite Micro's persistent (tail) allocations are not
 //!   planned either.
 //!
+//! - **Constants** are what their shapes say: a tensor's data (its buffer's, when not empty:
+//!   `GetFlatbufferTensorBuffer` takes an empty buffer for no data) must be its elements
+//!   times its type's size (`INT4`: packed two to a byte, as the converter stores it and
+//!   TensorFlow Lite Micro's kernels unpack it), neither shorter nor longer. TensorFlow
+//!   Lite Micro does not check (`InitializeTfLiteTensorFromFlatbuffer` points the tensor at
+//!   the buffer and sizes it from the shape, `TfLiteEvalTensorByteLength`), so a kernel
+//!   reads past short data; such a tensor is a fault naming it and the first operator that
+//!   reads it. Sparse tensors (their data is the non-zero values) and `RESOURCE` tensors
+//!   are not checked, as TensorFlow Lite's interpreter does not check them.
+//!
 //! Caps: [`MAX_MODEL_BYTES`](super::MAX_MODEL_BYTES), [`MAX_RANK`] dims,
 //! the flatbuffers verifier's (tables nested at most 64 deep, at most 2^22 tables, at most
-//! 2^31 bytes visited: a file may reference one vector many times over), and at most 2^24
-//! allocation scopes (operators visited plus subgraphs entered: a subgraph run twice is
-//! walked twice, so nested calls could otherwise multiply the work). Tensor data stored outside the flatbuffer (`Buffer.offset`, models over 2 GB) is
+//! 2^31 bytes visited: a file may reference one vector many times over), and the read's
+//! budget ([`read_budget`](super::read_budget): 64 bytes of records per byte of the file, at
+//! least 16 MiB, at most 1 GiB), charged for every tensor, operator and subgraph input list
+//! before it is copied and for every operator visited and subgraph entered by the scope
+//! walk (a subgraph run twice is walked twice, so nested calls would otherwise multiply
+//! the work; one table listed many times would multiply the copies). Tensor data stored outside the flatbuffer (`Buffer.offset`, models over 2 GB) is
 //! refused, as TensorFlow Lite Micro does not read it. Control-flow operators are recognised
 //! by the operator code's `builtin_code` field, the one TensorFlow Lite Micro's planner
 //! reads (files older than schema 3a's `builtin_code` have only `deprecated_builtin_code`;
@@ -53,17 +66,20 @@ mod types;
 #[cfg(feature = "write")]
 mod write;
 
+use std::cell::RefCell;
+
 use memplan_flatbuffers::tflite::{self as fb, BuiltinOperator, Model};
 
 pub use offline::{METADATA_NAME, ONLINE};
 #[cfg(feature = "write")]
 pub use write::write_offline_plan;
 
+use super::budget::Budget;
 use super::error::{Faults, Faulty, FileError};
 use super::flatbuffer::{self, MAX_RANK, error};
 use super::model::{
-    ModelFile, ModelFormat, Operator, PlannedTensor, Quantization, Subgraph, TensorId, TensorInfo,
-    Value,
+    ElementType, ModelFile, ModelFormat, Operator, PlannedTensor, Quantization, Subgraph, TensorId,
+    TensorInfo, Value,
 };
 use crate::problem::Lifetime;
 
@@ -86,9 +102,12 @@ pub const ALIGN: u64 = 16;
 /// -1 in a `shape_signature` of the same rank is the dimension `shape` fixes, as TensorFlow
 /// Lite Micro reads it), more than 16 dims, an element type
 /// TensorFlow Lite Micro has no size for, a byte size over 64 bits, an index (tensor,
-/// buffer, subgraph, operator code) out of range, a subgraph that runs itself, an offline
-/// plan with the wrong number of entries or a negative offset other than -1. The faults of
-/// tensors and operators (a shape, an element type, a byte size, an index) are all
+/// buffer, subgraph, operator code) out of range, a constant whose data is not what its
+/// shape says (naming the first operator that reads it), a subgraph that runs itself, an
+/// offline plan with the wrong number of entries or a negative offset other than -1, the
+/// read's budget spent (naming the tensor or operator, see [`read_budget`](super::read_budget)).
+/// The faults of tensors and operators (a shape, an element type, a byte size, an index,
+/// a constant's length) are all
 /// reported, each tensor and operator once, subgraph by subgraph (its tensors, then its
 /// inputs and outputs, then its operators), the first [`LISTED`](crate::LISTED) in the
 /// error (see [`FileError::more`]); an operator is checked for its own indices only, so a
@@ -96,15 +115,24 @@ pub const ALIGN: u64 = 16;
 /// reported alone. Never panics.
 pub fn read(bytes: &[u8], file: &str) -> Result<ModelFile, FileError> {
     flatbuffer::check_header(bytes, file, ModelFormat::Tflite)?;
-    let model = memplan_flatbuffers::verify_tflite(&flatbuffer::verifier_options(), bytes)
-        .map_err(|e| flatbuffer::invalid(file, ModelFormat::Tflite, &e))?;
-    Reader { bytes, file, model }.read()
+    let options = flatbuffer::verifier_options();
+    let model = memplan_flatbuffers::verify_tflite(&options, bytes)
+        .map_err(|e| flatbuffer::invalid(file, ModelFormat::Tflite, &e, &options))?;
+    Reader {
+        bytes,
+        file,
+        model,
+        budget: RefCell::new(Budget::for_file(bytes.len())),
+    }
+    .read()
 }
 
 struct Reader<'a> {
     bytes: &'a [u8],
     file: &'a str,
     model: Model<'a>,
+    /// What the read may still build ([`super::budget`]).
+    budget: RefCell<Budget>,
 }
 
 /// A subgraph's tensors as read, before lifetimes.
@@ -116,6 +144,15 @@ struct Tensors {
 impl<'a> Reader<'a> {
     fn err(&self, message: impl Into<String>) -> FileError {
         error(self.file, message)
+    }
+
+    /// Charges `bytes` to the budget; past it, an error that starts with `what` (the
+    /// tensor or operator being read).
+    fn charge(&self, bytes: usize, what: impl FnOnce() -> String) -> Result<(), FileError> {
+        self.budget
+            .borrow_mut()
+            .spend(bytes as u64)
+            .map_err(|over| self.err(format!("{}: {over}", what())))
     }
 
     fn read(&self) -> Result<ModelFile, FileError> {
@@ -136,11 +173,12 @@ impl<'a> Reader<'a> {
         let mut tensors = Vec::with_capacity(subgraphs.len());
         let mut graphs = Vec::with_capacity(subgraphs.len());
         for (g, sg) in subgraphs.iter().enumerate() {
-            tensors.push(self.tensors(g, sg, &mut faults));
-            graphs.push(self.graph(g, sg, &mut faults));
+            tensors.push(self.tensors(g, sg, &mut faults)?);
+            graphs.push(self.graph(g, sg, &mut faults)?);
         }
         faults.finish()?;
-        let scopes = scopes::walk(&graphs).map_err(|e| self.err(e.to_string()))?;
+        let scopes = scopes::walk(&graphs, &mut self.budget.borrow_mut())
+            .map_err(|e| self.scope_error(&subgraphs, &e))?;
         let total: usize = tensors.iter().map(|t| t.infos.len()).sum();
         let offline = offline::read(&self.model, total).map_err(|e| self.err(e))?;
 
@@ -155,6 +193,10 @@ impl<'a> Reader<'a> {
                 if size == 0 || (constant && !info.variable) {
                     continue;
                 }
+                self.charge(
+                    std::mem::size_of::<PlannedTensor>() + info.name.len() + 8 * info.shape.len(),
+                    || format!("tensor {i} (`{}`) of subgraph {g}", info.name),
+                )?;
                 let lifetime = if info.variable {
                     Lifetime {
                         first: 0,
@@ -184,7 +226,11 @@ impl<'a> Reader<'a> {
             }
         }
 
+        // Each operator visited is a record of its own (a subgraph run twice is visited
+        // twice), charged before it is built. `custom[k]`: operator `k` is a custom one,
+        // whose operands the offline plan may share on purpose.
         let mut operators = Vec::with_capacity(scopes.visits.len());
+        let mut custom = Vec::with_capacity(scopes.visits.len());
         for &(step, g, k) in &scopes.visits {
             // The walk visits only operators the subgraph has.
             let Some(op) = subgraphs[g as usize]
@@ -194,6 +240,17 @@ impl<'a> Reader<'a> {
                 continue;
             };
             let (code, name) = self.code(g, k, &op)?;
+            let inputs = op.inputs().map_or(0, |v| v.len());
+            let outputs = op.outputs().map_or(0, |v| v.len());
+            let custom_bytes = op.custom_options().map_or(0, |v| v.len());
+            self.charge(
+                std::mem::size_of::<Operator>()
+                    + name.len()
+                    + custom_bytes
+                    + 4 * (inputs + outputs),
+                || format!("operator {k} of subgraph {g} (`{name}`), visited at step {step}"),
+            )?;
+            custom.push(code == BuiltinOperator::CUSTOM);
             operators.push(Operator {
                 step,
                 subgraph: g,
@@ -205,17 +262,6 @@ impl<'a> Reader<'a> {
             });
         }
 
-        // The operands of a custom operator that the offline plan shares on purpose.
-        let mut custom = Vec::with_capacity(operators.len());
-        for op in &operators {
-            let Some(fb_op) = subgraphs[op.subgraph as usize].operators().and_then(|ops| {
-                ((op.index as usize) < ops.len()).then(|| ops.get(op.index as usize))
-            }) else {
-                custom.push(false);
-                continue;
-            };
-            custom.push(self.code(op.subgraph, op.index, &fb_op)?.0 == BuiltinOperator::CUSTOM);
-        }
         let infos = &tensors;
         let alias_groups = shared::groups(&mut planned, &operators, &custom, |g, t| {
             let t = usize::try_from(t).ok()?;
@@ -237,16 +283,40 @@ impl<'a> Reader<'a> {
             subgraphs: subgraphs
                 .iter()
                 .zip(tensors)
-                .map(|(sg, t)| Subgraph {
+                .zip(graphs)
+                .map(|((sg, t), graph)| Subgraph {
                     name: sg.name().unwrap_or("").to_string(),
                     values: t.infos.into_iter().map(Value::Tensor).collect(),
-                    inputs: sg.inputs().map(|v| v.iter().collect()).unwrap_or_default(),
-                    outputs: sg.outputs().map(|v| v.iter().collect()).unwrap_or_default(),
+                    inputs: graph.inputs,
+                    outputs: graph.outputs,
                 })
                 .collect(),
             operators,
             last_step: scopes.last_scope,
         })
+    }
+
+    /// The walk's error `e` in the file's terms: an operator out of budget with its name.
+    fn scope_error(&self, subgraphs: &[fb::SubGraph<'_>], e: &scopes::ScopeError) -> FileError {
+        if let scopes::ScopeError::OverBudget {
+            subgraph,
+            op: Some(k),
+            ..
+        } = *e
+        {
+            let name = subgraphs
+                .get(subgraph as usize)
+                .and_then(|sg| sg.operators())
+                .and_then(|ops| ((k as usize) < ops.len()).then(|| ops.get(k as usize)))
+                .and_then(|op| self.code(subgraph, k, &op).ok());
+            if let Some((_, name)) = name {
+                let text = e.to_string();
+                let prefix = format!("operator {k} of subgraph {subgraph}");
+                let rest = text.strip_prefix(&prefix).unwrap_or(&text);
+                return self.err(format!("{prefix} (`{name}`){rest}"));
+            }
+        }
+        self.err(e.to_string())
     }
 
     /// The operator code of operator `k` of subgraph `g`: TensorFlow Lite Micro's
@@ -257,17 +327,7 @@ impl<'a> Reader<'a> {
         k: u32,
         op: &fb::Operator<'_>,
     ) -> Result<(BuiltinOperator, String), FileError> {
-        let i = op.opcode_index() as usize;
-        let codes = self.model.operator_codes();
-        let code = codes
-            .and_then(|c| (i < c.len()).then(|| c.get(i)))
-            .ok_or_else(|| {
-                self.err(format!(
-                    "operator {k} of subgraph {g}: operator code {i} is not among the model's {}",
-                    codes.map_or(0, |c| c.len())
-                ))
-            })?;
-        let builtin = code.builtin_code();
+        let (builtin, code) = self.opcode(g, k, op)?;
         let named = BuiltinOperator(builtin.0.max(i32::from(code.deprecated_builtin_code())));
         let name = if named == BuiltinOperator::CUSTOM {
             code.custom_code().unwrap_or("CUSTOM").to_string()
@@ -279,17 +339,48 @@ impl<'a> Reader<'a> {
         Ok((builtin, name))
     }
 
+    /// The operator code of operator `k` of subgraph `g` (without its name, which copies a
+    /// custom operator's code): TensorFlow Lite Micro's `builtin_code`, and the table.
+    fn opcode(
+        &self,
+        g: u32,
+        k: u32,
+        op: &fb::Operator<'_>,
+    ) -> Result<(BuiltinOperator, fb::OperatorCode<'a>), FileError> {
+        let i = op.opcode_index() as usize;
+        let codes = self.model.operator_codes();
+        let code = codes
+            .and_then(|c| (i < c.len()).then(|| c.get(i)))
+            .ok_or_else(|| {
+                self.err(format!(
+                    "operator {k} of subgraph {g}: operator code {i} is not among the model's {}",
+                    codes.map_or(0, |c| c.len())
+                ))
+            })?;
+        Ok((code.builtin_code(), code))
+    }
+
     /// Subgraph `g` as the scope walk needs it, its faults pushed on `faults`: a tensor
     /// index of its inputs or outputs out of range (once for the subgraph), and, once for
     /// each operator, an operator code, tensor index or subgraph index out of range. Those
     /// of the scope walk, which checks only the subgraphs it enters, in any subgraph.
-    fn graph(&self, g: usize, sg: &fb::SubGraph<'_>, faults: &mut Faults) -> scopes::Graph {
+    fn graph(
+        &self,
+        g: usize,
+        sg: &fb::SubGraph<'_>,
+        faults: &mut Faults,
+    ) -> Result<scopes::Graph, FileError> {
         let tensors = sg.tensors().map_or(0, |v| v.len());
         let list = |v: Option<memplan_flatbuffers::flatbuffers::Vector<'_, i32>>| -> Vec<i32> {
             v.map(|v| v.iter().collect()).unwrap_or_default()
         };
+        let len =
+            |v: Option<memplan_flatbuffers::flatbuffers::Vector<'_, i32>>| v.map_or(0, |v| v.len());
         let out_of_range = |t: i32| usize::try_from(t).map_or(true, |t| t >= tensors);
         let mut push = |e: FileError| faults.add(e);
+        self.charge(4 * (len(sg.inputs()) + len(sg.outputs())), || {
+            format!("subgraph {g}: its inputs and outputs")
+        })?;
         let inputs = list(sg.inputs());
         let outputs = list(sg.outputs());
         if let Some((which, t)) = first_out_of_range(&inputs, &outputs, &out_of_range) {
@@ -297,9 +388,15 @@ impl<'a> Reader<'a> {
         }
         let mut ops = Vec::new();
         for (k, op) in sg.operators().into_iter().flatten().enumerate() {
+            // Its record, charged before it is built (one operator table may be listed
+            // many times over).
+            self.charge(
+                std::mem::size_of::<scopes::Op>() + 4 * (len(op.inputs()) + len(op.outputs()) + 2),
+                || format!("operator {k} of subgraph {g}"),
+            )?;
             let op_inputs = list(op.inputs());
             let op_outputs = list(op.outputs());
-            let code = match self.code(g as u32, k as u32, &op) {
+            let code = match self.opcode(g as u32, k as u32, &op) {
                 Ok((code, _)) => code,
                 Err(e) => {
                     push(e);
@@ -331,26 +428,49 @@ impl<'a> Reader<'a> {
                 calls,
             });
         }
-        scopes::Graph {
+        Ok(scopes::Graph {
             tensors,
             inputs,
             outputs,
             ops,
-        }
+        })
     }
 
     /// Subgraph `g`'s tensors: types, shapes, sizes, quantization and constant data; the
     /// fault of each faulty tensor pushed on `faults` (its first), and the tensor left out.
-    fn tensors(&self, g: usize, sg: &fb::SubGraph<'_>, faults: &mut Faults) -> Tensors {
-        let flat: Vec<fb::Tensor<'_>> =
-            sg.tensors().map(|v| v.iter().collect()).unwrap_or_default();
+    ///
+    /// # Errors
+    ///
+    /// The budget spent (a fault that stops the reader).
+    fn tensors(
+        &self,
+        g: usize,
+        sg: &fb::SubGraph<'_>,
+        faults: &mut Faults,
+    ) -> Result<Tensors, FileError> {
+        let count = sg.tensors().map_or(0, |v| v.len());
+        let readers = self.readers(g, sg, count)?;
         let buffers = self.model.buffers();
         let mut out = Tensors {
-            infos: Vec::with_capacity(flat.len()),
-            sizes: Vec::with_capacity(flat.len()),
+            infos: Vec::with_capacity(count),
+            sizes: Vec::with_capacity(count),
         };
-        for (i, t) in flat.iter().enumerate() {
-            match self.tensor(g, i, t, buffers) {
+        for (i, t) in sg.tensors().into_iter().flatten().enumerate() {
+            // Its record (and its two entries of the scope walk), charged before it is
+            // built: one tensor table may be listed many times over.
+            let name = t.name().unwrap_or("");
+            let quantization = t.quantization().map_or(0, |q| {
+                4 * q.scale().map_or(0, |v| v.len()) + 8 * q.zero_point().map_or(0, |v| v.len())
+            });
+            self.charge(
+                std::mem::size_of::<TensorInfo>()
+                    + 24
+                    + name.len()
+                    + 8 * t.shape().map_or(0, |v| v.len())
+                    + quantization,
+                || format!("tensor {i} (`{name}`) of subgraph {g}"),
+            )?;
+            match self.tensor(g, i, &t, buffers, readers[i]) {
                 Ok((info, size)) => {
                     out.infos.push(info);
                     out.sizes.push(size);
@@ -358,10 +478,35 @@ impl<'a> Reader<'a> {
                 Err(e) => faults.add(e),
             }
         }
-        out
+        Ok(out)
     }
 
-    /// Tensor `i` of subgraph `g`, and its byte size.
+    /// For each of the `count` tensors of subgraph `g`, the first of its operators that
+    /// reads it (as an input), if any: the operator a constant's faults name.
+    fn readers(
+        &self,
+        g: usize,
+        sg: &fb::SubGraph<'_>,
+        count: usize,
+    ) -> Result<Vec<Option<u32>>, FileError> {
+        self.charge(8 * count, || format!("subgraph {g}: its {count} tensors"))?;
+        let mut readers = vec![None; count];
+        for (k, op) in sg.operators().into_iter().flatten().enumerate() {
+            let inputs = op.inputs();
+            self.charge(4 * inputs.map_or(0, |v| v.len()), || {
+                format!("operator {k} of subgraph {g}")
+            })?;
+            for t in inputs.into_iter().flatten() {
+                if let Some(r) = usize::try_from(t).ok().and_then(|t| readers.get_mut(t)) {
+                    r.get_or_insert(k as u32);
+                }
+            }
+        }
+        Ok(readers)
+    }
+
+    /// Tensor `i` of subgraph `g`, and its byte size; `reader` is the first operator that
+    /// reads it.
     fn tensor(
         &self,
         g: usize,
@@ -373,82 +518,147 @@ impl<'a> Reader<'a> {
                 memplan_flatbuffers::flatbuffers::ForwardsUOffset<fb::Buffer<'_>>,
             >,
         >,
+        reader: Option<u32>,
     ) -> Result<(TensorInfo, u64), FileError> {
+        let name = t.name().unwrap_or("");
+        let at = |m: String| self.err(format!("tensor {i} (`{name}`) of subgraph {g}: {m}"));
+        let element = types::element_type(t.type_()).ok_or_else(|| {
+            at(format!(
+                "element type {} has no size in TensorFlow Lite Micro",
+                types::type_name(t.type_())
+            ))
+        })?;
+        let rank = t.shape().map_or(0, |s| s.len());
+        if rank > MAX_RANK {
+            return Err(at(format!("{rank} dims, more than {MAX_RANK}")));
+        }
+        let dims: Vec<i64> = t
+            .shape()
+            .map(|s| s.iter().map(i64::from).collect())
+            .unwrap_or_default();
+        // A -1 in `shape_signature` is a dimension left dynamic at conversion and fixed by
+        // `shape` (the batch of most converted models): TensorFlow Lite Micro plans
+        // `shape`, and so does memplan. A signature of another rank means the file does
+        // not fix the rank: refused, as a -1 in `shape` is.
+        if let Some(sig) = t.shape_signature()
+            && sig.len() != dims.len()
         {
-            let name = t.name().unwrap_or("");
-            let at = |m: String| self.err(format!("tensor {i} (`{name}`) of subgraph {g}: {m}"));
-            let element = types::element_type(t.type_()).ok_or_else(|| {
+            let shown: Vec<String> = sig
+                .iter()
+                .take(MAX_RANK + 1)
+                .map(|d| d.to_string())
+                .collect();
+            let more = if sig.len() > shown.len() { ", ..." } else { "" };
+            return Err(at(format!(
+                "a dynamic shape: shape_signature [{}{more}] has {} dims, shape has {}",
+                shown.join(", "),
+                sig.len(),
+                dims.len()
+            )));
+        }
+        let size = flatbuffer::byte_size(&dims, element.size).map_err(at)?;
+        let b = t.buffer() as usize;
+        let buffer = buffers
+            .and_then(|bs| (b < bs.len()).then(|| bs.get(b)))
+            .ok_or_else(|| {
                 at(format!(
-                    "element type {} has no size in TensorFlow Lite Micro",
-                    types::type_name(t.type_())
+                    "buffer {b} is not among the model's {}",
+                    buffers.map_or(0, |bs| bs.len())
                 ))
             })?;
-            let dims: Vec<i64> = t
-                .shape()
-                .map(|s| s.iter().map(i64::from).collect())
-                .unwrap_or_default();
-            if dims.len() > MAX_RANK {
-                return Err(at(format!("{} dims, more than {MAX_RANK}", dims.len())));
-            }
-            // A -1 in `shape_signature` is a dimension left dynamic at conversion and fixed by
-            // `shape` (the batch of most converted models): TensorFlow Lite Micro plans
-            // `shape`, and so does memplan. A signature of another rank means the file does
-            // not fix the rank: refused, as a -1 in `shape` is.
-            if let Some(sig) = t.shape_signature()
-                && sig.len() != dims.len()
-            {
-                let sig: Vec<String> = sig.iter().map(|d| d.to_string()).collect();
-                return Err(at(format!(
-                    "a dynamic shape: shape_signature [{}] has {} dims, shape has {}",
-                    sig.join(", "),
-                    sig.len(),
-                    dims.len()
-                )));
-            }
-            let size = flatbuffer::byte_size(&dims, element.size).map_err(at)?;
-            let b = t.buffer() as usize;
-            let buffer = buffers
-                .and_then(|bs| (b < bs.len()).then(|| bs.get(b)))
-                .ok_or_else(|| {
-                    at(format!(
-                        "buffer {b} is not among the model's {}",
-                        buffers.map_or(0, |bs| bs.len())
+        if buffer.offset() > 1 {
+            return Err(at(format!(
+                "its data (buffer {b}) is outside the flatbuffer (offset {}, {} bytes), which TensorFlow Lite Micro does not read",
+                buffer.offset(),
+                buffer.size()
+            )));
+        }
+        let data = buffer
+            .data()
+            .map(|d| d.bytes())
+            .filter(|d| !d.is_empty())
+            .map(|d| flatbuffer::range_in(self.bytes, d));
+        if let Some(r) = &data {
+            self.check_data(t, element, &dims, size, r.end - r.start)
+                .map_err(|m| {
+                    let by = match reader {
+                        Some(k) => {
+                            let op = self.model.subgraphs().and_then(|sgs| {
+                                let sg = sgs.get(g);
+                                let ops = sg.operators()?;
+                                ((k as usize) < ops.len()).then(|| ops.get(k as usize))
+                            });
+                            match op.and_then(|op| self.code(g as u32, k, &op).ok()) {
+                                Some((_, op_name)) => format!("read by operator {k} (`{op_name}`)"),
+                                None => format!("read by operator {k}"),
+                            }
+                        }
+                        None => "read by no operator".to_string(),
+                    };
+                    self.err(format!(
+                        "tensor {i} (`{name}`) of subgraph {g}, {by}: its data (buffer {b}) {m}"
                     ))
                 })?;
-            if buffer.offset() > 1 {
-                return Err(at(format!(
-                    "its data (buffer {b}) is outside the flatbuffer (offset {}, {} bytes), which TensorFlow Lite Micro does not read",
-                    buffer.offset(),
-                    buffer.size()
-                )));
-            }
-            let data = buffer
-                .data()
-                .map(|d| d.bytes())
-                .filter(|d| !d.is_empty())
-                .map(|d| flatbuffer::range_in(self.bytes, d));
-            let quantization = t.quantization().and_then(|q| {
-                let scale: Vec<f32> = q.scale()?.iter().collect();
-                (!scale.is_empty()).then(|| Quantization {
-                    scale,
-                    zero_point: q
-                        .zero_point()
-                        .map(|z| z.iter().collect())
-                        .unwrap_or_default(),
-                    quantized_dimension: q.quantized_dimension(),
-                })
-            });
-            let info = TensorInfo {
-                name: name.to_string(),
-                element,
-                shape: dims.iter().map(|&d| d as u64).collect(),
-                quantization,
-                data,
-                variable: t.is_variable(),
-                planned: None,
-            };
-            Ok((info, size))
         }
+        let quantization = t.quantization().and_then(|q| {
+            let scale: Vec<f32> = q.scale()?.iter().collect();
+            (!scale.is_empty()).then(|| Quantization {
+                scale,
+                zero_point: q
+                    .zero_point()
+                    .map(|z| z.iter().collect())
+                    .unwrap_or_default(),
+                quantized_dimension: q.quantized_dimension(),
+            })
+        });
+        let info = TensorInfo {
+            name: name.to_string(),
+            element,
+            shape: dims.iter().map(|&d| d as u64).collect(),
+            quantization,
+            data,
+            variable: t.is_variable(),
+            planned: None,
+        };
+        Ok((info, size))
+    }
+
+    /// Whether a constant's `have` bytes of data are what its shape and type say: the
+    /// elements times the type's size (`size`), or, for `INT4`, the elements packed two to
+    /// a byte (as the converter stores them and TensorFlow Lite Micro's kernels unpack
+    /// them). A sparse tensor's data holds its non-zero values only, and a `RESOURCE`'s
+    /// none of the shape's (TensorFlow Lite skips both too): not checked. Else, the fault
+    /// after `its data (buffer B) `.
+    fn check_data(
+        &self,
+        t: &fb::Tensor<'_>,
+        element: ElementType,
+        dims: &[i64],
+        size: u64,
+        have: u64,
+    ) -> Result<(), String> {
+        if t.sparsity().is_some() || element.name == "RESOURCE" {
+            return Ok(());
+        }
+        let (want, per) = if element.name == "INT4" {
+            (size.div_ceil(2), "two to a byte".to_string())
+        } else {
+            (size, format!("{} bytes each", element.size))
+        };
+        if have == want {
+            return Ok(());
+        }
+        let shape: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+        let elements = match size / element.size.max(1) {
+            1 => "1 element".to_string(),
+            n => format!("{n} elements"),
+        };
+        Err(format!(
+            "has {have} bytes, {} than its shape [{}] of {} says: {want} ({elements}, {per}); a kernel reads as many as the shape says",
+            if have < want { "fewer" } else { "more" },
+            shape.join(", "),
+            element.name
+        ))
     }
 }
 

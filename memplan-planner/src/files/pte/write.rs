@@ -44,7 +44,8 @@ fn alignment_of(n: u64) -> u64 {
 /// twice; a memory id outside `non_const_buffer_sizes` (ids from 1), a tensor that ends past
 /// its buffer; a size over `i64::MAX`; an instruction of a kind the vendored schema does not
 /// know (packing would drop it); a program whose tables, counted each time they are
-/// referenced, exceed 1 GiB; a result over [`MAX_MODEL_BYTES`].
+/// referenced, exceed the read's budget (64 bytes per byte of the file, at least 16 MiB,
+/// at most 1 GiB: unpacking would copy them all); a result over [`MAX_MODEL_BYTES`].
 pub fn write_plan(
     bytes: &[u8],
     file: &str,
@@ -53,7 +54,11 @@ pub fn write_plan(
     non_const_buffer_sizes: &[u64],
 ) -> Result<Vec<u8>, FileError> {
     let model = super::read(bytes, file, plan_name)?;
-    let (p, old_header) = super::program(bytes, file, &flatbuffer::write_verifier_options())?;
+    let (p, old_header) = super::program(
+        bytes,
+        file,
+        &flatbuffer::write_verifier_options(bytes.len()),
+    )?;
     let index = super::plan_index(&p, file, plan_name)?;
 
     let sizes: Vec<i64> = non_const_buffer_sizes

@@ -23,11 +23,14 @@ pub(super) fn read(model: &Model<'_>, tensors: usize) -> Result<Option<Vec<Optio
         return Ok(None);
     };
     let mut plan = None;
-    // TensorFlow Lite Micro takes the last entry of that name (its loop does not stop).
-    for (i, m) in metadata.iter().enumerate() {
-        if m.name() != Some(METADATA_NAME) {
-            continue;
-        }
+    // TensorFlow Lite Micro takes the last entry of that name (its loop does not stop) and
+    // reads no other: neither does memplan, so a file that lists the entry many times is
+    // read once.
+    let last = metadata
+        .iter()
+        .enumerate()
+        .rfind(|(_, m)| m.name() == Some(METADATA_NAME));
+    if let Some((i, m)) = last {
         let b = m.buffer() as usize;
         let data = model
             .buffers()

@@ -9,15 +9,21 @@
 //! inputs and outputs are marked used at the scope reached after them; at a subgraph's end its
 //! outputs are created (if not yet) and used at the current scope. A tensor keeps its first
 //! creation and its last use.
+//!
+//! A subgraph that several operators run (or that a subgraph run many times runs) is walked
+//! again at every call, as TensorFlow Lite Micro walks it, so nested calls multiply the
+//! work: every operator visited and every subgraph entered is charged to the read's
+//! [`Budget`] (the visit's record and the tensor indices it marks), and the walk stops when
+//! the budget is spent.
 
 use std::fmt;
 
+use crate::files::budget::{Budget, OverBudget};
 use crate::problem::Step;
 
-/// The most scopes a walk may open (operators visited plus subgraphs entered), 2^24: far
-/// above any model's (person_detect has 31), and a bound on the work of a model whose
-/// subgraphs call each other many times over (each call walks the callee again).
-pub(crate) const MAX_SCOPES: u64 = 1 << 24;
+/// What the walk charges for visiting one operator, besides 4 bytes per tensor index it
+/// marks and subgraph it runs: its record in [`Scopes::visits`] and its frame.
+const VISIT_BYTES: usize = std::mem::size_of::<(Step, u32, u32)>() + std::mem::size_of::<Frame>();
 
 /// One operator of a subgraph, as the walk needs it.
 pub(crate) struct Op {
@@ -66,8 +72,18 @@ pub(crate) enum ScopeError {
     /// A subgraph is entered while it is already being walked: `(the operator's subgraph,
     /// the operator, the callee)`.
     Recursion(u32, u32, u32),
-    /// More than [`MAX_SCOPES`] scopes.
-    TooManyScopes,
+    /// The read's budget ran out at operator `op` of subgraph `subgraph` (`None`: on
+    /// entering or leaving it), which had been entered `entered` times.
+    OverBudget {
+        /// The subgraph walked.
+        subgraph: u32,
+        /// Its operator visited, if any.
+        op: Option<u32>,
+        /// How many times the subgraph had been entered.
+        entered: u64,
+        /// The budget.
+        over: OverBudget,
+    },
 }
 
 impl fmt::Display for ScopeError {
@@ -91,12 +107,36 @@ impl fmt::Display for ScopeError {
                 f,
                 "operator {op} of subgraph {g} runs subgraph {s} while subgraph {s} is running: recursive subgraphs are refused (TensorFlow Lite Micro's planner would not terminate)"
             ),
-            ScopeError::TooManyScopes => write!(
-                f,
-                "the model's operators, with every subgraph its control-flow operators run, open more than {MAX_SCOPES} allocation scopes"
-            ),
+            ScopeError::OverBudget {
+                subgraph,
+                op,
+                entered,
+                over,
+            } => {
+                match op {
+                    Some(op) => write!(f, "operator {op} of subgraph {subgraph}")?,
+                    None => write!(f, "subgraph {subgraph}")?,
+                }
+                write!(
+                    f,
+                    ": walking the subgraphs as TensorFlow Lite Micro's planner does (a control-flow operator walks the subgraphs it runs at every call), subgraph {subgraph} is entered for the {} time: {over}",
+                    ordinal(*entered)
+                )
+            }
         }
     }
+}
+
+/// `n` as an English ordinal: `1st`, `2nd`, `3rd`, `11th`, `1048577th`.
+fn ordinal(n: u64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }
 
 enum Frame {
@@ -111,7 +151,10 @@ struct Walk<'a> {
     scopes: Scopes,
     scope: u64,
     active: Vec<bool>,
+    /// How many times each subgraph has been entered.
+    entered: Vec<u64>,
     stack: Vec<Frame>,
+    budget: &'a mut Budget,
 }
 
 impl Walk<'_> {
@@ -137,15 +180,28 @@ impl Walk<'_> {
         self.scopes.last[g][t] = Some(self.scope as Step);
     }
 
-    fn open_scope(&mut self) -> Result<(), ScopeError> {
+    /// Charges `bytes` of the walk of subgraph `g` (at its operator `op`).
+    fn charge(&mut self, g: usize, op: Option<usize>, bytes: usize) -> Result<(), ScopeError> {
+        self.budget
+            .spend(bytes as u64)
+            .map_err(|over| ScopeError::OverBudget {
+                subgraph: g as u32,
+                op: op.map(|o| o as u32),
+                entered: self.entered[g],
+                over,
+            })
+    }
+
+    fn open_scope(&mut self) {
+        // The budget bounds the scopes far below `Step::MAX` (each costs more than a byte).
         self.scope += 1;
-        if self.scope > MAX_SCOPES {
-            return Err(ScopeError::TooManyScopes);
-        }
-        Ok(())
     }
 
     fn enter(&mut self, g: usize) -> Result<(), ScopeError> {
+        self.entered[g] += 1;
+        let graph = &self.graphs[g];
+        let bytes = std::mem::size_of::<Frame>() + 4 * (graph.inputs.len() + graph.outputs.len());
+        self.charge(g, None, bytes)?;
         self.active[g] = true;
         for i in 0..self.graphs[g].inputs.len() {
             let t = self.slot(g, None, "input", self.graphs[g].inputs[i])?;
@@ -164,7 +220,10 @@ impl Walk<'_> {
         match *top {
             Frame::Graph { g, op } if op < graphs[g].ops.len() => {
                 *top = Frame::Graph { g, op: op + 1 };
-                self.open_scope()?;
+                let o = &graphs[g].ops[op];
+                let marks = 2 * (o.inputs.len() + o.outputs.len()) + o.calls.len();
+                self.charge(g, Some(op), VISIT_BYTES + 4 * marks)?;
+                self.open_scope();
                 self.scopes
                     .visits
                     .push((self.scope as Step, g as u32, op as u32));
@@ -197,7 +256,7 @@ impl Walk<'_> {
                 if self.active[c] {
                     return Err(ScopeError::Recursion(g as u32, op as u32, c as u32));
                 }
-                self.open_scope()?;
+                self.open_scope();
                 self.enter(c)?;
             }
             Frame::Op { g, op, .. } => {
@@ -220,13 +279,13 @@ impl Walk<'_> {
 }
 
 /// Walks subgraph 0 (and every subgraph its control-flow operators run) as TFLite Micro's
-/// planner does. An empty model (no subgraphs) has no scopes.
+/// planner does, charging `budget`. An empty model (no subgraphs) has no scopes.
 ///
 /// # Errors
 ///
 /// A [`ScopeError`]: a tensor or subgraph index out of range, a subgraph that runs itself
-/// (directly or through others), more than [`MAX_SCOPES`] scopes.
-pub(crate) fn walk(graphs: &[Graph]) -> Result<Scopes, ScopeError> {
+/// (directly or through others), the budget spent.
+pub(crate) fn walk(graphs: &[Graph], budget: &mut Budget) -> Result<Scopes, ScopeError> {
     let mut w = Walk {
         graphs,
         scopes: Scopes {
@@ -237,7 +296,9 @@ pub(crate) fn walk(graphs: &[Graph]) -> Result<Scopes, ScopeError> {
         },
         scope: 0,
         active: vec![false; graphs.len()],
+        entered: vec![0; graphs.len()],
         stack: Vec::new(),
+        budget,
     };
     if !graphs.is_empty() {
         w.enter(0)?;
@@ -252,6 +313,10 @@ pub(crate) fn walk(graphs: &[Graph]) -> Result<Scopes, ScopeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn walk(graphs: &[Graph]) -> Result<Scopes, ScopeError> {
+        super::walk(graphs, &mut Budget::for_file(0))
+    }
 
     fn op(inputs: &[i32], outputs: &[i32], calls: &[i32]) -> Op {
         Op {
@@ -324,8 +389,8 @@ mod tests {
     }
 
     #[test]
-    fn a_call_tree_that_doubles_at_every_level_stops_at_the_cap() {
-        // Subgraph k runs subgraph k + 1 twice: 2^40 walks without the cap.
+    fn a_call_tree_that_doubles_at_every_level_stops_at_the_budget() {
+        // Subgraph k runs subgraph k + 1 twice: 2^40 walks without the budget.
         let graphs: Vec<Graph> = (0..40)
             .map(|k| Graph {
                 tensors: 0,
@@ -338,7 +403,23 @@ mod tests {
                 },
             })
             .collect();
-        assert_eq!(walk(&graphs).err(), Some(ScopeError::TooManyScopes));
+        let start = std::time::Instant::now();
+        let e = walk(&graphs).err().unwrap();
+        assert!(start.elapsed().as_secs() < 5);
+        assert!(matches!(e, ScopeError::OverBudget { .. }), "{e:?}");
+        // Depth first: the deepest subgraph is entered most often.
+        let text = e.to_string();
+        assert!(text.starts_with("subgraph 39: walking the subgraphs as TensorFlow Lite Micro's planner does (a control-flow operator walks the subgraphs it runs at every call), subgraph 39 is entered for the "), "{text}");
+        assert!(
+            text.contains(
+                "th time: reading the model would take more than its budget of 16777216 bytes"
+            ),
+            "{text}"
+        );
+        assert_eq!(ordinal(1), "1st");
+        assert_eq!(ordinal(12), "12th");
+        assert_eq!(ordinal(1048577), "1048577th");
+        assert_eq!(ordinal(23), "23rd");
     }
 
     #[test]

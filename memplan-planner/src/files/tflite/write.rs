@@ -28,15 +28,17 @@ use crate::files::model::{ModelFormat, TensorId};
 /// tensor in `offsets` that the model does not have, given twice, or whose offset does not
 /// fit TensorFlow Lite Micro's 32-bit entry (at most 2^31 - 1); builtin options unknown to
 /// the vendored schema; a model whose tables, counted each time they are referenced, exceed
-/// 1 GiB (unpacking would copy them all); a result over [`MAX_MODEL_BYTES`].
+/// the read's budget (64 bytes per byte of the file, at least 16 MiB, at most 1 GiB:
+/// unpacking would copy them all); a result over [`MAX_MODEL_BYTES`].
 pub fn write_offline_plan(
     bytes: &[u8],
     file: &str,
     offsets: &[(TensorId, u64)],
 ) -> Result<Vec<u8>, FileError> {
     super::read(bytes, file)?;
-    let model = memplan_flatbuffers::verify_tflite(&flatbuffer::write_verifier_options(), bytes)
-        .map_err(|e| flatbuffer::invalid(file, ModelFormat::Tflite, &e))?;
+    let options = flatbuffer::write_verifier_options(bytes.len());
+    let model = memplan_flatbuffers::verify_tflite(&options, bytes)
+        .map_err(|e| flatbuffer::invalid(file, ModelFormat::Tflite, &e, &options))?;
     let mut m: ModelT = model.unpack();
     refuse_unknown_options(&model, file)?;
 

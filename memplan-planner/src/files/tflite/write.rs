@@ -10,7 +10,9 @@ use crate::files::model::{ModelFormat, TensorId};
 
 /// The model in `bytes` with `offsets` as its `OfflineMemoryAllocation` metadata (added, or
 /// replacing the buffer of the last entry of that name, the one TensorFlow Lite Micro
-/// reads), everything else kept: every field of every table the schema declares, with
+/// reads; when that buffer is also a tensor's, another metadata entry's or listed in
+/// `metadata_buffer`, the entry gets a new buffer instead and the shared one is kept as
+/// it was), everything else kept: every field of every table the schema declares, with
 /// `Buffer.data` and `Operator.custom_options` 16-byte aligned from the start of the file
 /// (the schema's `force_align`). `offsets` gives a byte offset, from the start of TensorFlow
 /// Lite Micro's non-persistent arena section, for some tensors; every other tensor gets -1
@@ -75,13 +77,39 @@ pub fn write_offline_plan(
     }
     let data = offline::encode(counts.len(), &entries);
 
+    let existing = m.metadata.as_ref().and_then(|md| {
+        md.iter()
+            .rposition(|md| md.name.as_deref() == Some(METADATA_NAME))
+    });
+    // The plan's buffer is rewritten in place only when nothing else uses it: a tensor's
+    // data (even empty, as buffer 0 is for every tensor without data), another metadata
+    // entry, the deprecated `metadata_buffer` list. Else the plan gets a buffer of its own,
+    // so that no weight and no other metadata changes.
+    let own = existing.map(|i| {
+        let b = m.metadata.as_ref().map_or(0, |md| md[i].buffer);
+        let by_tensor = m
+            .subgraphs
+            .iter()
+            .flatten()
+            .flat_map(|g| g.tensors.iter().flatten())
+            .any(|t| t.buffer == b);
+        let by_metadata = m
+            .metadata
+            .iter()
+            .flatten()
+            .enumerate()
+            .any(|(k, md)| k != i && md.buffer == b);
+        let by_list = m
+            .metadata_buffer
+            .iter()
+            .flatten()
+            .any(|&k| u32::try_from(k) == Ok(b));
+        (i, !(by_tensor || by_metadata || by_list))
+    });
     let buffers = m.buffers.get_or_insert_with(Vec::new);
     let metadata = m.metadata.get_or_insert_with(Vec::new);
-    let existing = metadata
-        .iter()
-        .rposition(|md| md.name.as_deref() == Some(METADATA_NAME));
-    match existing {
-        Some(i) => {
+    match own {
+        Some((i, true)) => {
             let b = metadata[i].buffer as usize;
             match buffers.get_mut(b) {
                 Some(buf) => buf.data = Some(data),
@@ -94,6 +122,14 @@ pub fn write_offline_plan(
                     ));
                 }
             }
+        }
+        Some((i, false)) => {
+            let b = u32::try_from(buffers.len())
+                .map_err(|_| error(file, "the model has too many buffers to add one"))?;
+            let mut buf = BufferT::default();
+            buf.data = Some(data);
+            buffers.push(buf);
+            metadata[i].buffer = b;
         }
         None => {
             let b = u32::try_from(buffers.len())

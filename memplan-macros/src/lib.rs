@@ -105,7 +105,12 @@ use proc_macro::TokenStream;
 ///   rebuilds the crate. `from out_dir "FILE"` reads it from the crate's `OUT_DIR` (a build
 ///   script's output). The file's own offsets and memory ids are ignored: `in REGION`
 ///   decides the region and memplan plans the offsets. The plan's `REPORT` names each file
-///   read, with its size and SHA-256.
+///   read, with its size and SHA-256. A model's tensors keep the file's names where they
+///   can: one whose name repeats (in its subgraph or another) or is empty is `NAME#INDEX`
+///   (`NAME#SUBGRAPH.INDEX` past subgraph 0), and one whose Rust name is taken (by an
+///   earlier buffer, a name that mangles alike, or an item the module declares itself)
+///   gets `#2`, `#3`, ... (`#b2`, ... after a step view's name `AtStepN`), so no tensor
+///   needs renaming in the file.
 /// - `model [in REGION] from "FILE.tflite";` runs a TensorFlow Lite model's schedule: its
 ///   planned tensors become buffers, as `buffers from` reads them, and its operators, in
 ///   order, the steps. The module then also declares one kernel trait per operator kind

@@ -458,6 +458,102 @@ fn the_ui_suite_s_ragged_constant_model_is_hello_world_with_a_short_bias() {
 }
 
 #[test]
+fn the_ui_suite_s_repeated_names_models_are_hello_world_renamed_and_three_subgraphs() {
+    // `tests/ui/hello_names_repeat.tflite` (the macro's pass case `model_names_repeat`):
+    // hello_world with its planned tensors named `plan` (the generated module's own `Plan`),
+    // `x`, `x` and `x_7` (whose Rust name is `x#7`'s), every constant `x` too.
+    let mut m = model(HELLO);
+    let names = ["plan", "x", "x", "x", "x", "x", "x", "x", "x", "x_7"];
+    for (t, name) in m.subgraphs.as_mut().unwrap()[0]
+        .tensors
+        .as_mut()
+        .unwrap()
+        .iter_mut()
+        .zip(names)
+    {
+        t.name = Some(name.to_string());
+    }
+    let made = pack(&m);
+    let read = tflite::read(&made, "m.tflite").unwrap();
+    let buffers: Vec<String> = read
+        .plan_file()
+        .buffers
+        .into_iter()
+        .map(|b| b.name)
+        .collect();
+    assert_eq!(buffers, ["plan", "x#7", "x#8", "x_7"]);
+    ui_model("hello_names_repeat.tflite", &made);
+
+    // `tests/ui/subgraph_names_repeat.tflite` (the pass case `model_names_repeat` too):
+    // subgraph 0 calls subgraphs 1 and 2 (a `CALL_ONCE` each); every subgraph has tensors
+    // `t`, `t` (an `ADD` of the first into the second), and subgraph 0 also `at_step_1`
+    // (a step view's name) and `x.y`, `x_y` (one Rust name).
+    let mut m = model("../examples/data/tflite/simple_add_model.tflite");
+    let mut call_once = OperatorCodeT::default();
+    call_once.builtin_code = BuiltinOperator::CALL_ONCE;
+    call_once.deprecated_builtin_code = 127;
+    m.operator_codes.as_mut().unwrap().push(call_once);
+    let add = m.subgraphs.as_ref().unwrap()[0].operators.as_ref().unwrap()[0].clone();
+    let proto = m.subgraphs.as_ref().unwrap()[0].tensors.as_ref().unwrap()[0].clone();
+    let tensor = |name: &str| {
+        let mut t = proto.clone();
+        t.name = Some(name.to_string());
+        t
+    };
+    let graph = |names: &[&str], calls: &[i32]| {
+        let mut g = m.subgraphs.as_ref().unwrap()[0].clone();
+        g.tensors = Some(names.iter().map(|n| tensor(n)).collect());
+        let mut ops = Vec::new();
+        for k in 1..names.len() as i32 {
+            let mut op = add.clone();
+            op.inputs = Some(vec![k - 1, k - 1]);
+            op.outputs = Some(vec![k]);
+            ops.push(op);
+        }
+        for &c in calls {
+            let mut op = OperatorT::default();
+            op.opcode_index = 1;
+            let mut o = memplan_flatbuffers::tflite::CallOnceOptionsT::default();
+            o.init_subgraph_index = c;
+            op.builtin_options = BuiltinOptionsT::CallOnceOptions(Box::new(o));
+            ops.push(op);
+        }
+        g.operators = Some(ops);
+        g.inputs = Some(vec![0]);
+        g.outputs = Some(vec![names.len() as i32 - 1]);
+        g
+    };
+    m.subgraphs = Some(vec![
+        graph(&["t", "t", "at_step_1", "x.y", "x_y"], &[1, 2]),
+        graph(&["t", "t"], &[]),
+        graph(&["t", "t"], &[]),
+    ]);
+    let made = pack(&m);
+    let read = tflite::read(&made, "m.tflite").unwrap();
+    let buffers: Vec<String> = read
+        .plan_file()
+        .buffers
+        .into_iter()
+        .map(|b| b.name)
+        .collect();
+    assert_eq!(
+        buffers,
+        [
+            "t#0",
+            "t#1",
+            "at_step_1",
+            "x.y",
+            "x_y",
+            "t#1.0",
+            "t#1.1",
+            "t#2.0",
+            "t#2.1"
+        ]
+    );
+    ui_model("subgraph_names_repeat.tflite", &made);
+}
+
+#[test]
 fn the_ui_suite_s_short_pte_constant_is_add_with_a_three_byte_input() {
     // `tests/ui/add_short_constant.pte` (the macro's case `model_pte_constant_short`):
     // add.pte with value 0, a float [1], made a constant of 3 bytes in `constant_buffer`.

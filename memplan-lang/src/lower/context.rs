@@ -86,6 +86,11 @@ impl Lowering<'_> {
         }
     }
 
+    /// Whether the generated type name `tname` is neither reserved nor taken.
+    pub(crate) fn type_name_free(&self, tname: &str) -> bool {
+        !RESERVED.contains(&tname) && !self.type_names.contains_key(tname)
+    }
+
     /// Who owns the generated type name `name`, if anyone.
     pub(crate) fn owner_of(&self, name: &str) -> Option<&str> {
         self.type_names.get(name).map(String::as_str)

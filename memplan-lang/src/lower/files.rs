@@ -3,6 +3,7 @@
 //! [`memplan_planner::files::read_any`]), becomes a buffer, typed by its element type where
 //! the file gives a primitive one.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use memplan_planner::Buffer;
@@ -14,6 +15,7 @@ use super::context::Lowering;
 use super::model::{
     BufferRecord, BufferSpans, Cause, Declared, ElemInfo, ModelSchedule, SourceFile, Standing,
 };
+use super::schedule::KINDS;
 use super::values::{Reported, placement_of};
 use crate::names;
 use crate::parse::FileDecl;
@@ -125,7 +127,14 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl, schedule: bool) {
         return;
     }
     let span = f.path.span();
-    for b in file.buffers {
+    // A model's tensors are named by the file, which the user may not be able to change:
+    // one whose Rust name is taken gets a suffix instead of an error.
+    let from_model = detect_model(&bytes).is_some();
+    let mut suffixes: HashMap<String, u32> = HashMap::new();
+    for mut b in file.buffers {
+        if from_model {
+            b.name = free_name(cx, &b.name, &mut suffixes);
+        }
         let place = b.place(&shown);
         let what = format!("buffer `{}` ({place})", b.name);
         cx.buffer_by_name
@@ -171,6 +180,48 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl, schedule: bool) {
             standing,
         });
     }
+}
+
+/// The name a model's tensor `name` is declared with: `name` itself when it is free (no
+/// buffer has it, and its type name is no other buffer's or region's, none the generated
+/// module declares itself: `Plan`, `BUFFERS`, `STRATEGY`, `REPORT`, `take`, a step view
+/// `AtStepN`, a `model` statement's kernel trait), else the first free of `name#2`,
+/// `name#3`, ... (`name#b2`, ... for a name whose type name is a step view's, which digits
+/// after it do not change; `next` keeps where each name's search is, so that many tensors
+/// of one name take linear time).
+fn free_name(cx: &Lowering<'_>, name: &str, next: &mut HashMap<String, u32>) -> String {
+    let free = |candidate: &str| {
+        let tname = names::type_name(candidate, 'B');
+        !cx.buffer_by_name.contains_key(candidate)
+            && cx.type_name_free(&tname)
+            && !is_view(&tname)
+            && !KINDS.iter().any(|k| k.trait_name == tname)
+    };
+    if !next.contains_key(name) && free(name) {
+        next.insert(name.to_string(), 2);
+        return name.to_string();
+    }
+    // Digits after a step view's name keep it one (`at_step_1#2` is `AtStep12`).
+    let letter = if is_view(&names::type_name(name, 'B')) {
+        "b"
+    } else {
+        ""
+    };
+    let k = next.entry(name.to_string()).or_insert(2);
+    loop {
+        let candidate = format!("{name}#{letter}{k}");
+        *k += 1;
+        if free(&candidate) {
+            return candidate;
+        }
+    }
+}
+
+/// Whether `tname` is the type of a generated step view: `AtStep` and digits.
+fn is_view(tname: &str) -> bool {
+    tname
+        .strip_prefix("AtStep")
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// A buffer's element type: the primitive its file names (already checked to divide its

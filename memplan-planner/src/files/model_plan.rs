@@ -31,21 +31,34 @@ impl ModelFile {
     /// [`ModelFile::buffer_tensors`], with its size, lifetime, element type, shape and the
     /// file's own offset and memory id (when the file has a plan of its own), no region
     /// (planned in one region aligned to [`ModelFile::align`], as the runtime does). A
-    /// tensor without a name, or with a name another tensor has too, is named with its
-    /// index: `NAME#INDEX` (`#INDEX` alone for none). Variable (persistent) tensors are
-    /// buffers live at every step.
+    /// tensor without a name, or with a name another planned tensor has too (in its
+    /// subgraph or another), is named with its index: `NAME#INDEX` in subgraph 0 (`#INDEX`
+    /// alone for none), `NAME#SUBGRAPH.INDEX` in the others, and a `#` more while that is
+    /// another tensor's own name: every buffer's name is its own. Variable (persistent)
+    /// tensors are buffers live at every step.
     pub fn plan_file(&self) -> PlanFile {
         let mut count: HashMap<&str, usize> = HashMap::new();
         for t in &self.tensors {
             *count.entry(t.name.as_str()).or_insert(0) += 1;
         }
+        let indexed = |t: &super::PlannedTensor| {
+            let mut name = if t.id.subgraph == 0 {
+                format!("{}#{}", t.name, t.id.index)
+            } else {
+                format!("{}#{}.{}", t.name, t.id.subgraph, t.id.index)
+            };
+            while count.contains_key(name.as_str()) {
+                name.push('#');
+            }
+            name
+        };
         let buffers = self
             .buffer_tensors()
             .iter()
             .map(|members| {
                 let t = &self.tensors[members[0]];
                 let name = if t.name.is_empty() || count[t.name.as_str()] > 1 {
-                    format!("{}#{}", t.name, t.id.index)
+                    indexed(t)
                 } else {
                     t.name.clone()
                 };

@@ -586,6 +586,30 @@ mod tests {
     }
 
     #[test]
+    fn int4_constant_data_is_refused() {
+        // hello_world's first weights (tensor 6, int8 [16, 1]) said to be INT4: packed two
+        // to a byte in a file, they cannot be handed to a kernel as the shape's elements.
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples/data/tflite/hello_world_int8.tflite");
+        let bytes = std::fs::read(path).unwrap();
+        let mut model = memplan_planner::files::tflite::read(&bytes, "hello").unwrap();
+        assert!(build(&model, 0).is_ok());
+        let Value::Tensor(t) = &mut model.subgraphs[0].values[6] else {
+            panic!("tensor 6 is a tensor")
+        };
+        t.element = memplan_planner::files::ElementType {
+            name: "INT4",
+            code: 17,
+            size: 1,
+            primitive: None,
+        };
+        assert_eq!(
+            build(&model, 0).err().unwrap(),
+            "operator 0 (`FULLY_CONNECTED`): tensor 6 (`sequential/dense/MatMul`) is INT4 constant data, packed two elements to a byte: a schedule passes a kernel as many elements as the shape says"
+        );
+    }
+
+    #[test]
     fn the_readme_lists_every_kind_a_schedule_runs() {
         let readme = std::fs::read_to_string(
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"),

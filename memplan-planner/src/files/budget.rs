@@ -8,8 +8,9 @@
 //! a few KB could otherwise describe millions of operator records. Every record a reader
 //! produces (an operator or instruction visited, a tensor's name, shape and quantization,
 //! an argument or tensor list, a subgraph entered) is charged to a [`Budget`] where it is
-//! produced, before it is built: its bytes (the record and what it holds) and, for the
-//! walk, a few bytes for every tensor index it visits. The budget is [`BUDGET_PER_BYTE`]
+//! produced (before its contents are copied, or, for an instruction, as soon as it is
+//! read, after a first pass that has charged every argument): its bytes (the record and
+//! what it holds) and, for the walk, a few bytes for every tensor index it visits. The budget is [`BUDGET_PER_BYTE`]
 //! bytes per byte of the file, at least [`MIN_BUDGET`] and at most [`MAX_BUDGET`]; past
 //! it, reading stops with an error that names the tensor, operator or instruction being
 //! read and the budget. Real models use a small part of theirs: the models in

@@ -328,15 +328,7 @@ impl<'a> Reader<'a> {
         op: &fb::Operator<'_>,
     ) -> Result<(BuiltinOperator, String), FileError> {
         let (builtin, code) = self.opcode(g, k, op)?;
-        let named = BuiltinOperator(builtin.0.max(i32::from(code.deprecated_builtin_code())));
-        let name = if named == BuiltinOperator::CUSTOM {
-            code.custom_code().unwrap_or("CUSTOM").to_string()
-        } else {
-            named
-                .variant_name()
-                .map_or_else(|| format!("BUILTIN_{}", named.0), str::to_string)
-        };
-        Ok((builtin, name))
+        Ok((builtin, name_of(builtin, &code, usize::MAX)))
     }
 
     /// The operator code of operator `k` of subgraph `g` (without its name, which copies a
@@ -588,8 +580,13 @@ impl<'a> Reader<'a> {
                                 let ops = sg.operators()?;
                                 ((k as usize) < ops.len()).then(|| ops.get(k as usize))
                             });
-                            match op.and_then(|op| self.code(g as u32, k, &op).ok()) {
-                                Some((_, op_name)) => format!("read by operator {k} (`{op_name}`)"),
+                            // At most 64 characters of its name: a long custom code
+                            // named by many faulty tensors is not copied for each.
+                            let label = op
+                                .and_then(|op| self.opcode(g as u32, k, &op).ok())
+                                .map(|(builtin, code)| name_of(builtin, &code, 64));
+                            match label {
+                                Some(op_name) => format!("read by operator {k} (`{op_name}`)"),
                                 None => format!("read by operator {k}"),
                             }
                         }
@@ -659,6 +656,24 @@ impl<'a> Reader<'a> {
             shape.join(", "),
             element.name
         ))
+    }
+}
+
+/// An operator's name from its code: the builtin operator's (the larger of `builtin_code`
+/// and `deprecated_builtin_code`, as TensorFlow Lite's `GetBuiltinCode` reads them), or a
+/// custom operator's code, at most `max` characters of it.
+fn name_of(builtin: BuiltinOperator, code: &fb::OperatorCode<'_>, max: usize) -> String {
+    let named = BuiltinOperator(builtin.0.max(i32::from(code.deprecated_builtin_code())));
+    if named == BuiltinOperator::CUSTOM {
+        code.custom_code()
+            .unwrap_or("CUSTOM")
+            .chars()
+            .take(max)
+            .collect()
+    } else {
+        named
+            .variant_name()
+            .map_or_else(|| format!("BUILTIN_{}", named.0), str::to_string)
     }
 }
 

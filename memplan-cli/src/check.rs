@@ -2,14 +2,15 @@
 //! invocation, through the macro's front end: its errors as the compiler would print them,
 //! or its report. For a plan file that gives offsets (an ExecuTorch export, a placed CSV,
 //! a JSON plan with every `offset`): every pair of buffers live at a common step that share
-//! bytes ([`memplan_planner::overlapping_pairs`]), every misaligned offset and every buffer out of bounds, each
+//! bytes ([`memplan_planner::for_each_overlapping_pair`], the first [`MAX_OVERLAPS`], then
+//! that there are more), every misaligned offset and every buffer out of bounds, each
 //! naming the buffers, their lines, steps and byte ranges.
 
 use std::path::{Path, PathBuf};
 
 use clap::Args as ClapArgs;
 use memplan_planner::files::{PlanFile, read_any};
-use memplan_planner::{Extent, Placed, Problem, overlapping_pairs};
+use memplan_planner::{Extent, Placed, Problem, for_each_overlapping_pair};
 
 use crate::diagnostic::{file_error, render};
 use crate::{given, words};
@@ -25,8 +26,9 @@ use crate::options::{parse_align, parse_size};
 /// Any other FILE is a plan that gives offsets, told apart by its content: an ExecuTorch
 /// plan export (checked per mem_id), a placed CSV (name,offset,size,first,last, as
 /// memplan-bench --write-plans writes), or a JSON plan whose every buffer has an offset.
-/// Reported: every pair of buffers live at a common step that share bytes, every offset
-/// that is not a multiple of the alignment, every buffer past the capacity.
+/// Reported: every pair of buffers live at a common step that share bytes (the first 1000,
+/// then that there are more), every offset that is not a multiple of the alignment, every
+/// buffer past the capacity.
 ///
 /// Exit status: 0 when nothing is wrong, 1 when anything is, 2 when FILE cannot be read.
 #[derive(ClapArgs, Debug)]
@@ -86,12 +88,18 @@ fn check_source(file: &Path, out_dir: Option<&Path>) -> Result<bool, String> {
     Ok(ok)
 }
 
+/// The most overlapping pairs `memplan check` lists: past them it says there are more and
+/// stops looking, so that its work and output follow the plan's buffers, not the square
+/// of their number.
+pub const MAX_OVERLAPS: usize = 1000;
+
 /// Checks the offsets of `file`, printing every finding and a summary on stdout.
 fn check_offsets(file: &PlanFile, capacity: Option<u64>, align: u64) -> Result<bool, String> {
     let (problem, placed, ids) =
         given::layout(file, capacity, Some(align)).map_err(|e| e.to_string())?;
     let mut findings: Vec<String> = Vec::new();
     let (mut overlaps, mut misaligned, mut outside) = (0, 0, 0);
+    let mut more_overlaps = false;
     let several = problem.regions.len() > 1;
     for (r, id) in ids.iter().enumerate() {
         let members: Vec<usize> = (0..placed.len()).filter(|&i| placed[i].region == r).collect();
@@ -102,13 +110,20 @@ fn check_offsets(file: &PlanFile, capacity: Option<u64>, align: u64) -> Result<b
         };
         let shown = Shown { file, problem: &problem, placed: &placed };
         let extents: Vec<Extent> = members.iter().map(|&i| shown.extent(i)).collect();
-        for (a, b) in overlapping_pairs(&extents) {
+        // The first MAX_OVERLAPS pairs of all memory ids: the sweep stops there, so a plan
+        // of every buffer on the same bytes costs no more than its first pairs.
+        let complete = for_each_overlapping_pair(&extents, |a, b| {
             if in_place_pair(&problem, &placed, members[a], members[b]) {
-                continue;
+                return true;
+            }
+            if overlaps == MAX_OVERLAPS {
+                return false;
             }
             overlaps += 1;
             findings.push(shown.overlap(members[a], members[b], &place));
-        }
+            true
+        });
+        more_overlaps |= !complete;
         for &i in &members {
             let b = &problem.buffers[i];
             let a = problem.effective_align(b, r);
@@ -138,12 +153,17 @@ fn check_offsets(file: &PlanFile, capacity: Option<u64>, align: u64) -> Result<b
         1 => format!("1 {one}"),
         n => format!("{n} {many}"),
     };
+    let overlapping = if more_overlaps {
+        format!("more than {MAX_OVERLAPS} overlapping pairs (the first {MAX_OVERLAPS} listed)")
+    } else {
+        count(overlaps, "overlapping pair", "overlapping pairs")
+    };
     println!(
         "{}: {} in {}: {}, {}, {}",
         file.file,
         words::count(problem.buffers.len(), "buffer"),
         words::count(problem.regions.len(), "memory id"),
-        count(overlaps, "overlapping pair", "overlapping pairs"),
+        overlapping,
         count(misaligned, "misaligned offset", "misaligned offsets"),
         count(outside, "buffer out of bounds", "buffers out of bounds"),
     );

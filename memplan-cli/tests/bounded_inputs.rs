@@ -309,3 +309,26 @@ fn write_keeps_every_tensor_s_data_when_the_offline_plan_shares_its_buffer() {
         4
     );
 }
+
+#[test]
+fn a_check_of_millions_of_overlapping_pairs_lists_the_first_thousand_at_once() {
+    // 20,000 buffers on the same 16 bytes at step 0: 200 million overlapping pairs in 309 KB.
+    let mut csv = String::from("name,offset,size,first,last\n");
+    for i in 0..20_000 {
+        csv.push_str(&format!("x{i},0,16,0,0\n"));
+    }
+    let file = write("pairs.csv", csv.as_bytes());
+    let start = Instant::now();
+    let o = run(&["check", &file]);
+    assert!(start.elapsed() < Duration::from_secs(10));
+    assert_eq!(o.status.code(), Some(1));
+    let stdout = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1001);
+    assert!(
+        stdout.ends_with(&format!(
+            "{file}: 20000 buffers in 1 memory id: more than 1000 overlapping pairs (the first 1000 listed), no misaligned offset, no buffer out of bounds\n"
+        )),
+        "{}",
+        &stdout[stdout.len() - 300..]
+    );
+}

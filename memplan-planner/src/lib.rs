@@ -61,7 +61,7 @@ pub use error::{LISTED, Names, Overflow, PlanError, PlanErrorDisplay, listed};
 pub use instance::{
     AlignedBound, Instance, Item, Layout, SizeOverflow, align_up, aligned_lower_bound, lower_bound,
 };
-pub use overlaps::{Extent, overlapping_pairs};
+pub use overlaps::{Extent, for_each_overlapping_pair, overlapping_pairs};
 pub use plan::{LockedError, PLAN_RULES, Placed, Plan, RegionPlan, plan, plan_from};
 pub use problem::{
     Buffer, DEFAULT_REGION_ALIGN, Lifetime, MAX_ALIGN, Placement, Problem, Region, Step,

@@ -102,13 +102,29 @@ impl Live {
 /// Every pair `(a, b)` of `extents` with bytes that are live at a common step and share
 /// bytes, `a` the one that starts first (by step, then by index).
 pub fn overlapping_pairs(extents: &[Extent]) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    for_each_overlapping_pair(extents, |a, b| {
+        pairs.push((a, b));
+        true
+    });
+    pairs
+}
+
+/// [`overlapping_pairs`] one at a time, in the same order, to `visit`, until it returns
+/// `false`: then the sweep stops, so that a caller that wants the first few of a plan with
+/// millions of pairs does the work of those few (`O(n log n)`, and `O(log n)` per pair
+/// visited, plus the live buffers of the last step reached). Returns whether every pair was
+/// visited.
+pub fn for_each_overlapping_pair(
+    extents: &[Extent],
+    mut visit: impl FnMut(usize, usize) -> bool,
+) -> bool {
     let mut order: Vec<usize> = (0..extents.len())
         .filter(|&i| extents[i].size > 0)
         .collect();
     order.sort_by_key(|&i| (extents[i].first, i));
     let mut live = Live::new(order.iter().map(|&i| extents[i].offset).collect());
     let mut ending: BinaryHeap<Reverse<(u32, usize)>> = BinaryHeap::new();
-    let mut pairs = Vec::new();
     let mut found = Vec::new();
     for &i in &order {
         let e = &extents[i];
@@ -122,16 +138,42 @@ pub fn overlapping_pairs(extents: &[Extent]) -> Vec<(usize, usize)> {
         found.clear();
         live.sharing(e.offset, e.end(), &mut found);
         found.sort_unstable();
-        pairs.extend(found.iter().map(|&j| (j, i)));
+        for &j in &found {
+            if !visit(j, i) {
+                return false;
+            }
+        }
         live.insert(e, i);
         ending.push(Reverse((e.last, i)));
     }
-    pairs
+    true
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sweep_stops_when_asked() {
+        // 20,000 buffers on the same bytes at one step: 200 million pairs, of which the
+        // first ten are visited, at once.
+        let extents: Vec<Extent> = (0..20_000).map(|_| ext(0, 16, 0, 0)).collect();
+        let start = std::time::Instant::now();
+        let mut seen = Vec::new();
+        let complete = for_each_overlapping_pair(&extents, |a, b| {
+            seen.push((a, b));
+            seen.len() < 10
+        });
+        assert!(!complete);
+        assert_eq!(
+            seen,
+            (0..5)
+                .flat_map(|i| (0..i).map(move |j| (j, i)))
+                .collect::<Vec<_>>()
+        );
+        assert!(start.elapsed().as_secs() < 5);
+        assert!(for_each_overlapping_pair(&extents[..3], |_, _| true));
+    }
 
     fn ext(offset: u64, size: u64, first: u32, last: u32) -> Extent {
         Extent {

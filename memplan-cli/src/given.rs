@@ -97,7 +97,8 @@ pub fn layout(
         };
         buffers.push(memplan_planner::Buffer {
             name: b.name.clone(),
-            size: b.size,
+            // As the runtime reserves it (a .tflite tensor rounded up to 16 bytes).
+            size: file.format.runtime_size(b.size),
             align: b.align,
             min_align: 1,
             lifetime: b.lifetime,

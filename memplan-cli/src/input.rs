@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use memplan_planner::files::{Format, PlanFile, ProblemOptions, read_any};
+use memplan_planner::files::{Format, PlanFile, ProblemOptions, Role, read_any};
 
 use crate::diagnostic::{file_error, render};
 use crate::options::{Offsets, ProblemArgs};
@@ -21,6 +21,36 @@ pub struct Loaded {
     pub file: Option<PlanFile>,
     /// Its plans: one for a plan file, one per invocation for a `.rs` file.
     pub plans: Vec<Planned>,
+    /// A `.tflite` model's variable tensors that its runtime keeps outside the plan
+    /// ([`outside_the_plan`]): their names and bytes, in file order.
+    pub persistent: Vec<(String, u64)>,
+}
+
+/// Makes a `.tflite` model's `file` what TensorFlow Lite Micro plans in its arena, and
+/// returns the variable tensors it keeps outside (name, bytes as TFLM reserves them): when
+/// memplan plans the model, every variable tensor goes (TFLM's persistent section holds it:
+/// `--write` gives it -1, see `memplan_planner::files::write_model_plan` for why) and the
+/// kernels' scratch buffers stay (TFLM plans them beside the tensors); when the file's own
+/// offsets are read, the variable tensors its offline plan leaves at -1 go, and so do the
+/// scratch buffers (no file places them). Another format's file is left as it is.
+fn outside_the_plan(file: &mut PlanFile, own_offsets: bool) -> Vec<(String, u64)> {
+    if file.format != Format::Tflite {
+        return Vec::new();
+    }
+    let format = file.format;
+    let mut out = Vec::new();
+    file.buffers.retain(|b| {
+        let keep = match b.role {
+            Role::Tensor => true,
+            Role::Persistent => own_offsets && b.offset.is_some(),
+            Role::Scratch => !own_offsets,
+        };
+        if b.role == Role::Persistent && !keep {
+            out.push((b.name.clone(), format.runtime_size(b.size)));
+        }
+        keep
+    });
+    out
 }
 
 /// Whether `path` is read as Rust source (its extension is `.rs`).
@@ -116,6 +146,7 @@ fn load_rust(path: &Path, args: &ProblemArgs, show: bool) -> Result<Option<Loade
         describe,
         file: None,
         plans,
+        persistent: Vec::new(),
     }))
 }
 
@@ -125,7 +156,13 @@ fn load_file(
     offsets: Offsets,
     show: bool,
 ) -> Result<Option<Loaded>, String> {
-    let file = read_any(path).map_err(|e| file_error(&e))?;
+    let mut file = read_any(path).map_err(|e| file_error(&e))?;
+    let own = match offsets {
+        Offsets::Auto => file.format == Format::Placed,
+        Offsets::Plan => false,
+        Offsets::File => true,
+    };
+    let persistent = outside_the_plan(&mut file, own);
     let stem = path
         .file_stem()
         .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
@@ -137,11 +174,6 @@ fn load_file(
         file.buffers.len(),
         if file.buffers.len() == 1 { "" } else { "s" }
     );
-    let own = match offsets {
-        Offsets::Auto => file.format == Format::Placed,
-        Offsets::Plan => false,
-        Offsets::File => true,
-    };
     if own {
         if !args.regions.is_empty() || args.strategy.is_some() {
             return Err("--region and --strategy plan the file: they do not apply to its own offsets (--offsets file, the default for a placed CSV); add --offsets plan".to_string());
@@ -153,6 +185,7 @@ fn load_file(
             describe,
             file: Some(file),
             plans: vec![planned],
+            persistent,
         }));
     }
     let options = ProblemOptions {
@@ -177,12 +210,18 @@ fn load_file(
         file.format,
         Format::Executorch | Format::Placed | Format::Pte | Format::Tflite
     ) && !file.buffers.is_empty()
-        && file.buffers.iter().all(|b| b.offset.is_some());
+        && file
+            .buffers
+            .iter()
+            .all(|b| b.offset.is_some() || b.role == Role::Scratch);
     let file_bytes = own.then(|| {
         file.buffers
             .iter()
             .filter(|b| b.size > 0)
-            .filter_map(|b| b.offset.map(|o| o.saturating_add(b.size)))
+            .filter_map(|b| {
+                b.offset
+                    .map(|o| o.saturating_add(file.format.runtime_size(b.size)))
+            })
             .max()
             .unwrap_or(0)
     });
@@ -202,5 +241,6 @@ fn load_file(
         describe,
         file: Some(file),
         plans: vec![planned],
+        persistent,
     }))
 }

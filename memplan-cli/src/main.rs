@@ -28,6 +28,7 @@ mod plan_json;
 mod planned;
 mod progress;
 mod stats;
+mod tflm;
 mod words;
 
 /// Declares the command modules, the `Command` enum (each variant's help is its module's

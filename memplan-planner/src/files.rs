@@ -44,7 +44,7 @@ pub use model::{
 };
 #[cfg(feature = "write")]
 pub use model_plan::write_model_plan;
-pub use plan_file::{FileBuffer, FileRegion, Format, PlanFile, ProblemOptions, UNBOUNDED};
+pub use plan_file::{FileBuffer, FileRegion, Format, PlanFile, ProblemOptions, Role, UNBOUNDED};
 pub use read::{MAX_FILE_BYTES, read_bounded, read_text};
 pub use rows::{
     ExecutorchRow, MinimallocRow, parse_executorch, parse_minimalloc, read_executorch,

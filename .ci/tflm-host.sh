@@ -16,8 +16,10 @@
 #
 # The sources are not in the repository and CI has no network: when build.sh finds no
 # source trees (TFLM_DIR, FLATBUFFERS_DIR, GEMMLOWP_DIR, RUY_DIR, or bare git directories
-# under MEMPLAN_MIRRORS, default /work/.mirror) this stage prints one line saying it skipped
-# and why, and exits 0. Any other failure fails it.
+# under MEMPLAN_MIRRORS) this stage prints one line saying it skipped and why, and exits 0.
+# Any other failure fails it. build.sh has no default for MEMPLAN_MIRRORS; this CI stage
+# looks in /work/.mirror, where this project's CI machines keep bare copies, when none of
+# those is set.
 #
 # Installs what it needs (a C++ compiler if missing, the tflite venv of .ci/models.sh for
 # the judge's Python side). Run from anywhere: `bash .ci/tflm-host.sh`.
@@ -29,6 +31,9 @@ start=$(date +%s)
 die() { echo "tflm-host: FAILED: $*" >&2; exit 1; }
 took() { echo "   ($1: $(($(date +%s) - $2)) s)"; }
 
+if [ -z "${TFLM_DIR:-}${MEMPLAN_MIRRORS:-}" ] && [ -d /work/.mirror ]; then
+  export MEMPLAN_MIRRORS=/work/.mirror
+fi
 out=${MEMPLAN_TFLM_HOST_DIR:-target/tflm-host}
 export MEMPLAN_TFLM_HOST_DIR=$out
 t=$(date +%s)

@@ -33,7 +33,7 @@ pub struct Loaded {
 /// kernels' scratch buffers stay (TFLM plans them beside the tensors); when the file's own
 /// offsets are read, the variable tensors its offline plan leaves at -1 go, and so do the
 /// scratch buffers (no file places them). Another format's file is left as it is.
-fn outside_the_plan(file: &mut PlanFile, own_offsets: bool) -> Vec<(String, u64)> {
+pub(crate) fn outside_the_plan(file: &mut PlanFile, own_offsets: bool) -> Vec<(String, u64)> {
     if file.format != Format::Tflite {
         return Vec::new();
     }

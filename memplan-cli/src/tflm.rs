@@ -15,8 +15,8 @@ pub struct Chosen {
     pub offsets: Vec<Option<u64>>,
     /// TFLite Micro's head with it, in bytes.
     pub head: u64,
-    /// What was written, for the closing line: `at memplan's offsets; TFLite Micro's head
-    /// ...`.
+    /// What was written, for the closing line: `at memplan's offsets in an arena of N
+    /// bytes, TFLite Micro's head with them ...`.
     pub said: String,
 }
 
@@ -78,7 +78,7 @@ pub fn choose(model: &ModelFile, buffers: &[Option<u64>]) -> Result<Chosen, Stri
             offsets: buffers.to_vec(),
             head,
             said: format!(
-                "at memplan's offsets: TFLite Micro's head {} (with {own_said}: {})",
+                "at memplan's offsets in an arena of {}, TFLite Micro's head with them (with {own_said}: {})",
                 bytes(head),
                 bytes(own)
             ),
@@ -99,7 +99,8 @@ pub fn choose(model: &ModelFile, buffers: &[Option<u64>]) -> Result<Chosen, Stri
                 offsets,
                 head: g,
                 said: format!(
-                    "at the offsets TFLite Micro's own planner gives them, written down: memplan's plan would leave TFLite Micro a head of {} where its own takes {} (the kernels' scratch buffers, which it places itself, fit its plan's gaps better)",
+                    "at the offsets TFLite Micro's own planner gives them, written down, in an arena of {}, TFLite Micro's head with them: memplan's plan would leave TFLite Micro a head of {} where its own takes {} (the kernels' scratch buffers, which it places itself, fit its plan's gaps better)",
+                    bytes(g),
                     bytes(head),
                     bytes(own)
                 ),
@@ -118,9 +119,9 @@ pub fn choose(model: &ModelFile, buffers: &[Option<u64>]) -> Result<Chosen, Stri
         offsets: vec![None; buffers.len()],
         head: own,
         said: format!(
-            "with every offline entry -1 (TFLite Micro plans every tensor itself, as without a plan): memplan's plan would leave TFLite Micro a head of {} where its own planner takes {}",
-            bytes(head),
-            bytes(own)
+            "with every offline entry -1 (TFLite Micro plans every tensor itself, as without a plan) in an arena of {}, TFLite Micro's head with its own planner: memplan's plan would leave it a head of {}",
+            bytes(own),
+            bytes(head)
         ),
     })
 }

@@ -53,7 +53,7 @@ fn a_written_plan_costs_tflm_no_more_than_its_own_and_keeps_state_apart() {
             "{name}: TFLM's head {head} with the written plan, {own} with its own"
         );
         assert!(
-            said.contains(&format!("TFLite Micro's head {head} bytes")),
+            said.contains(&format!("in an arena of {head} bytes, TFLite Micro's head")),
             "{name}: {said}"
         );
         // Variable tensors: -1 in the written plan, so that TFLM keeps them in its

@@ -28,8 +28,10 @@
 #   FLATBUFFERS_DIR  google/flatbuffers, the version TFLM's schema_generated.h requires
 #   GEMMLOWP_DIR     google/gemmlowp
 #   RUY_DIR          google/ruy
-# Each one not set is extracted (`git archive`) from a bare git directory under
-# MEMPLAN_MIRRORS (default /work/.mirror): `tensorflow+tflite-micro/repo` at TFLM_COMMIT
+# A user clones each repository at its pinned version and names the clones (the commands
+# are in scripts/models/README.md, "The sources"). Each one not set is extracted
+# (`git archive`) from a bare git directory under MEMPLAN_MIRRORS, when that is set (no
+# default): `tensorflow+tflite-micro/repo` at TFLM_COMMIT
 # (default 90b983c2b3f1480642e040bbd2ddb37b998f3424, the commit examples/data/tflite was
 # copied from), and `google+flatbuffers/repo`, `google+gemmlowp/repo`, `google+ruy/repo` at
 # the versions TFLM's own build downloads, read from the TFLM tree: flatbuffers at the tag
@@ -49,7 +51,7 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
 out="${MEMPLAN_TFLM_HOST_DIR:-$repo/target/tflm-host}"
-mirrors="${MEMPLAN_MIRRORS:-/work/.mirror}"
+mirrors="${MEMPLAN_MIRRORS:-}"
 tflm_commit="${TFLM_COMMIT:-90b983c2b3f1480642e040bbd2ddb37b998f3424}"
 jobs="${JOBS:-2}"
 die() { echo "tflm-host: $*" >&2; exit 1; }
@@ -63,6 +65,7 @@ provenance=()
 # $out/src/NAME (again only when REV changed); prints the directory.
 extract() {
   local name=$1 git_dir="$mirrors/$2/repo" rev=$3 dest="$out/src/$1" commit
+  [ -n "$mirrors" ] || missing "$name: no ${name^^}_DIR given (a clone at $rev: scripts/models/README.md, \"The sources\") and no MEMPLAN_MIRRORS"
   [ -d "$git_dir" ] || missing "$name: no ${name^^}_DIR given and no $git_dir"
   commit=$(git --git-dir="$git_dir" rev-parse --verify -q "$rev^{commit}") ||
     missing "$name: $git_dir has no commit $rev"

@@ -67,6 +67,9 @@ fn a_written_plan_costs_tflm_no_more_than_its_own_and_keeps_state_apart() {
                 "{name}: {said}"
             );
         }
+        // `memplan check` reads the written plan as TFLM does, and finds it sound.
+        let checked = common::run(&["check", out.to_str().unwrap()]);
+        assert_eq!(checked.status.code(), Some(0), "{name}: {checked:?}");
         // Every planned tensor other than those has an offset, a multiple of 16.
         for t in written.tensors.iter().filter(|t| !t.persistent) {
             let o = t

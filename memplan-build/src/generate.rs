@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use memplan_lang::write::{self, WriteOptions};
-use memplan_planner::files::{Format, ProblemOptions, detect, read_any};
+use memplan_planner::files::{Format, ProblemOptions, Role, detect, read_any};
 use memplan_planner::{Plan, Problem, Region, Strategy, validate};
 
 use crate::Error;
@@ -128,7 +128,10 @@ impl PlanFile {
             file: path.clone(),
             message,
         };
-        let file = read_any(&path).map_err(|e| err(json_hint(&path, e.to_string())))?;
+        let mut file = read_any(&path).map_err(|e| err(json_hint(&path, e.to_string())))?;
+        // A model's kernel scratch is not a buffer of a memory_plan!: kernels take the temp
+        // pool, as in the macro's `buffers from`.
+        file.buffers.retain(|b| b.role != Role::Scratch);
         let problem = file
             .problem(&self.options)
             .map_err(|e| err(e.to_string()))?;

@@ -97,8 +97,7 @@ pub fn layout(
         };
         buffers.push(memplan_planner::Buffer {
             name: b.name.clone(),
-            // As the runtime reserves it (a .tflite tensor rounded up to 16 bytes).
-            size: file.format.runtime_size(b.size),
+            size: b.size,
             align: b.align,
             min_align: 1,
             lifetime: b.lifetime,

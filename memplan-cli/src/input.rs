@@ -27,26 +27,29 @@ pub struct Loaded {
 }
 
 /// Makes a `.tflite` model's `file` what TensorFlow Lite Micro plans in its arena, and
-/// returns the variable tensors it keeps outside (name, bytes as TFLM reserves them): when
-/// memplan plans the model, every variable tensor goes (TFLM's persistent section holds it:
-/// `--write` gives it -1, see `memplan_planner::files::write_model_plan` for why) and the
-/// kernels' scratch buffers stay (TFLM plans them beside the tensors); when the file's own
-/// offsets are read, the variable tensors its offline plan leaves at -1 go, and so do the
-/// scratch buffers (no file places them). Another format's file is left as it is.
+/// returns the variable tensors it keeps outside (name, bytes as TFLM reserves them): every
+/// buffer takes the bytes TFLM reserves for it (rounded up to 16,
+/// [`Format::runtime_size`]), so that every figure is TFLM's; when memplan plans the model,
+/// every variable tensor goes (TFLM's persistent section holds it: `--write` gives it -1,
+/// see `memplan_planner::files::write_model_plan` for why) and the kernels' scratch buffers
+/// stay (TFLM plans them beside the tensors); when the file's own offsets are read, the
+/// variable tensors its offline plan leaves at -1 go, and so do the scratch buffers (no
+/// file places them). Another format's file is left as it is.
 pub(crate) fn outside_the_plan(file: &mut PlanFile, own_offsets: bool) -> Vec<(String, u64)> {
     if file.format != Format::Tflite {
         return Vec::new();
     }
     let format = file.format;
     let mut out = Vec::new();
-    file.buffers.retain(|b| {
+    file.buffers.retain_mut(|b| {
+        b.size = format.runtime_size(b.size);
         let keep = match b.role {
             Role::Tensor => true,
             Role::Persistent => own_offsets && b.offset.is_some(),
             Role::Scratch => !own_offsets,
         };
         if b.role == Role::Persistent && !keep {
-            out.push((b.name.clone(), format.runtime_size(b.size)));
+            out.push((b.name.clone(), b.size));
         }
         keep
     });

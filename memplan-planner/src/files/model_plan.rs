@@ -35,7 +35,7 @@ impl ModelFile {
     /// index: `NAME#INDEX` (`#INDEX` alone for none). Variable (persistent) tensors are
     /// buffers live at every step ([`Role::Persistent`]). After the tensors' buffers come
     /// the kernels' scratch buffers ([`ModelFile::scratch`], [`Role::Scratch`]), named
-    /// `scratch#N`.
+    /// `scratch#N` (with `#` added while a tensor has that name).
     pub fn plan_file(&self) -> PlanFile {
         let mut count: HashMap<&str, usize> = HashMap::new();
         for t in &self.tensors {
@@ -91,14 +91,21 @@ impl ModelFile {
             })
             .collect::<Vec<_>>();
         let mut buffers = buffers;
+        let taken: std::collections::HashSet<String> =
+            buffers.iter().map(|b| b.name.clone()).collect();
         for (i, r) in self.scratch.requests.iter().enumerate() {
+            // `scratch#N`, unless a tensor has that name: then `scratch#N#`, and so on.
+            let mut name = format!("scratch#{i}");
+            while taken.contains(&name) {
+                name.push('#');
+            }
             buffers.push(FileBuffer {
                 origin: Some(format!(
                     "scratch buffer {i} (operator {} of subgraph {}, {})",
                     r.operator, r.subgraph, r.kind
                 )),
                 role: Role::Scratch,
-                ..FileBuffer::new(format!("scratch#{i}"), r.bytes, r.lifetime, 0)
+                ..FileBuffer::new(name, r.bytes, r.lifetime, 0)
             });
         }
         PlanFile {

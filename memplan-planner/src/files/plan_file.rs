@@ -54,8 +54,8 @@ impl Format {
     /// Lite Micro rounds every planned tensor up to 16 bytes before it plans
     /// (`micro_allocator.cc`, `CreatePlan`: `AlignSizeUp(bytes,
     /// MicroArenaBufferAlignment())`, 16 in `micro_arena_constants.h`), so a `.tflite`
-    /// model's buffers are planned, bounded and reported at that size; every other format's
-    /// at `size`. Saturates at `u64::MAX` (the planner refuses such a size).
+    /// model's buffers are that size in TensorFlow Lite Micro's arena; every other format's
+    /// `size`. Saturates at `u64::MAX` (the planner refuses such a size).
     pub fn runtime_size(self, size: u64) -> u64 {
         match self {
             Format::Tflite => size
@@ -259,8 +259,7 @@ impl<'a> Positions<'a> {
 }
 
 impl PlanFile {
-    /// The planning problem of the file: its buffers (sizes as the format's runtime
-    /// reserves them, [`Format::runtime_size`]; lifetimes, alignments,
+    /// The planning problem of the file: its buffers (sizes, lifetimes, alignments,
     /// in-place sources; JSON offsets become pins, except an in-place buffer's, which is
     /// its source's; CSV offsets are ignored, as `memory_plan!` ignores them) in
     /// the regions `options` gives, else those the file declares, else one region `arena`
@@ -332,7 +331,7 @@ impl PlanFile {
             };
             buffers.push(Buffer {
                 name: b.name.clone(),
-                size: self.format.runtime_size(b.size),
+                size: b.size,
                 align: b.align,
                 min_align: 1,
                 lifetime: b.lifetime,

@@ -409,12 +409,15 @@ pub(crate) fn lookup(
     };
     let path = root.join(FILE_NAME);
     let key = key(model);
-    let found = match std::fs::read(&path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Lookup::NoFile(path.clone()),
+    let found = match memplan_planner::files::read_input(&path) {
+        Err(e) if e.is_not_found() => Lookup::NoFile(path.clone()),
         Err(e) => {
             diags.at(
                 model.name.span(),
-                format!("{}: cannot be read: {e}", path.display()),
+                format!(
+                    "{}: {e}; it cannot be used (memplan never replaces a lock file it cannot read)",
+                    path.display()
+                ),
             );
             return Lookup::Off;
         }

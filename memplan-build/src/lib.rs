@@ -239,8 +239,15 @@ where
         canary: env.canary,
         ..memplan_lang::driver::Options::default()
     };
-    let fragment = linker::fragment_of_files(&env.package, &files, &options)
-        .map_err(|(file, message)| Error::Source { file, message })?;
+    let fragment =
+        linker::fragment_of_files(&env.package, &files, &options).map_err(|(file, message)| {
+            // The message names the file already: it is said once, by `Error`'s text.
+            let prefix = format!("{}: ", file.display());
+            let message = message
+                .strip_prefix(&prefix)
+                .map_or(message.clone(), str::to_string);
+            Error::Source { file, message }
+        })?;
     if let Some(file) = fragment.empty.first() {
         return Err(Error::Source {
             file: file.clone(),

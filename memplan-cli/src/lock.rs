@@ -68,7 +68,7 @@ fn default_src() -> Result<PathBuf, String> {
             .to_string()
     })?;
     if !root.join("src").is_dir() {
-        let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap_or_default();
+        let manifest = memplan_planner::files::read_text(&root.join("Cargo.toml")).unwrap_or_default();
         let virtual_workspace = !manifest.lines().any(|l| l.trim() == "[package]");
         return Err(if virtual_workspace {
             format!(
@@ -123,12 +123,10 @@ pub fn run(args: Args) -> Result<bool, String> {
     let mut invoked: Vec<String> = Vec::new();
     let mut ok = true;
     let mut stale = Vec::new();
+    // The lock file as it is: one that cannot be read, or is not one this memplan reads
+    // (a newer format), is an error and is left as it is, never replaced.
+    let (file_exists, existing) = read_lock(&lock_path)?;
     // A lock file that already holds debug-canary entries keeps them up to date.
-    let file_exists = lock_path.exists();
-    let existing = std::fs::read_to_string(&lock_path)
-        .ok()
-        .and_then(|text| lock::parse(&text).ok())
-        .unwrap_or_default();
     let canary_too = args.canary || existing.iter().any(|e| e.key.ends_with(" debug-canary"));
     for canary in [false, true].into_iter().filter(|&c| !c || canary_too) {
         let options = Options {
@@ -209,6 +207,25 @@ pub fn run(args: Args) -> Result<bool, String> {
     std::fs::write(&lock_path, text).map_err(|e| format!("{}: {e}", lock_path.display()))?;
     println!("wrote {} ({})", lock_path.display(), plans(entries.len()));
     Ok(true)
+}
+
+/// Whether the lock file at `path` exists, and its entries.
+///
+/// # Errors
+///
+/// The file cannot be read (it is not a regular file, or not UTF-8 text) or does not read
+/// as a lock file (a line, or a newer format): the message says it is left as it is.
+fn read_lock(path: &Path) -> Result<(bool, Vec<Entry>), String> {
+    let kept = "it is left as it is: memplan lock never replaces a lock file it cannot read (remove it to lock afresh)";
+    let bytes = match memplan_planner::files::read_input(path) {
+        Err(e) if e.is_not_found() => return Ok((false, Vec::new())),
+        Err(e) => return Err(format!("{}: {e}; {kept}", path.display())),
+        Ok(bytes) => bytes,
+    };
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("{}: not UTF-8 text; {kept}", path.display()))?;
+    let entries = lock::parse(&text).map_err(|e| format!("{}: {e}; {kept}", path.display()))?;
+    Ok((true, entries))
 }
 
 /// What to do with each invocation.

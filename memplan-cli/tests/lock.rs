@@ -308,3 +308,39 @@ fn without_paths_the_lock_is_the_package_s_from_any_folder_of_it() {
 fn super_has_no_cargo_toml(dir: &Path) -> bool {
     dir.ancestors().all(|d| !d.join("Cargo.toml").is_file())
 }
+
+#[test]
+fn an_unreadable_or_newer_lock_file_is_an_error_and_left_as_it_is() {
+    let dir = package("unreadable");
+    let src = dir.join("src").display().to_string();
+    let lock = dir.join("memplan.lock");
+    for (text, said) in [
+        (
+            &b"format 1\nplan m\nfingerprint 00\nbuffer r x a\nend\n"[..],
+            "line 4: `x` is not a number",
+        ),
+        (
+            b"format 2\n\nplan m\nfingerprint 00\nend\n",
+            "line 1: format 2 is newer than this memplan reads (format 1): the file was written by a newer memplan",
+        ),
+        (b"format 1\n\xff\xfe", "not UTF-8 text"),
+    ] {
+        std::fs::write(&lock, text).unwrap();
+        for extra in [&[][..], &["--update"], &["--check"]] {
+            let mut args = vec!["lock", src.as_str()];
+            args.extend_from_slice(extra);
+            let out = run(&args);
+            let e = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {e}");
+            assert_eq!(
+                e,
+                format!(
+                    "error: {}: {said}; it is left as it is: memplan lock never replaces a lock file it cannot read (remove it to lock afresh)\n",
+                    lock.display()
+                ),
+                "{args:?}"
+            );
+            assert_eq!(std::fs::read(&lock).unwrap(), text, "{args:?}");
+        }
+    }
+}

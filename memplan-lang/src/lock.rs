@@ -260,7 +260,7 @@ pub fn parse(text: &str) -> Result<Vec<Entry>, String> {
                     Ok(FORMAT) => {}
                     Ok(n) if n > FORMAT => {
                         return Err(err(&format!(
-                            "format {n} is newer than this memplan reads (format {FORMAT}): the file was written by a newer memplan; build with that one, or remove the file and run this one's `memplan lock`"
+                            "format {n} is newer than this memplan reads (format {FORMAT}): the file was written by a newer memplan"
                         )));
                     }
                     _ => {
@@ -428,7 +428,7 @@ pub(crate) fn lookup(
             diags.at(
                 model.name.span(),
                 format!(
-                    "{}: {e}; it cannot be used (memplan never replaces a lock file it cannot read)",
+                    "{}: {e}; it cannot be used (remove it, then run `memplan lock` to write it again)",
                     path.display()
                 ),
             );
@@ -444,7 +444,7 @@ pub(crate) fn lookup(
                     diags.at(
                         model.name.span(),
                         format!(
-                            "{}: {e}; it cannot be used (run `memplan lock` to write it again)",
+                            "{}: {e}; it cannot be used (fix it, or remove it and run `memplan lock` to write it again)",
                             path.display()
                         ),
                     );

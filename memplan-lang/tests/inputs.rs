@@ -23,7 +23,13 @@ fn mkfifo(path: &Path) {
     let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
     // SAFETY: `c` is a NUL-terminated path that outlives the call.
     let rc = unsafe { mkfifo(c.as_ptr(), 0o644) };
-    assert_eq!(rc, 0, "mkfifo {}: {}", path.display(), std::io::Error::last_os_error());
+    assert_eq!(
+        rc,
+        0,
+        "mkfifo {}: {}",
+        path.display(),
+        std::io::Error::last_os_error()
+    );
 }
 
 /// A fresh, empty folder.
@@ -99,7 +105,9 @@ fn a_device_is_refused_too() {
     );
     assert_eq!(
         e,
-        ["plan file `/dev/null`: cannot read: not a regular file but a character device; memplan reads only regular files"]
+        [
+            "plan file `/dev/null`: cannot read: not a regular file but a character device; memplan reads only regular files"
+        ]
     );
 }
 
@@ -118,7 +126,7 @@ fn a_fifo_lock_file_is_an_error_not_a_hang() {
     assert_eq!(
         e,
         [format!(
-            "{}: cannot read: {FIFO}; it cannot be used (memplan never replaces a lock file it cannot read)",
+            "{}: cannot read: {FIFO}; it cannot be used (remove it, then run `memplan lock` to write it again)",
             dir.join("memplan.lock").display()
         )]
     );

@@ -21,6 +21,9 @@ pub struct Loaded {
     pub file: Option<PlanFile>,
     /// Its plans: one for a plan file, one per invocation for a `.rs` file.
     pub plans: Vec<Planned>,
+    /// Every file read: FILE, and for a `.rs` file the plan files, models, `memory.x` and
+    /// lock file its invocations read. No output may be one of them.
+    pub read: Vec<std::path::PathBuf>,
 }
 
 /// Whether `path` is read as Rust source (its extension is `.rs`).
@@ -82,6 +85,7 @@ fn load_rust(path: &Path, args: &ProblemArgs, show: bool) -> Result<Option<Loade
     let label = format!("planning the invocations of {}", path.display());
     let checked = progress::spin(&label, show, || check_file(path, &options))?;
     let count = checked.invocations.len();
+    let read = checked.read.clone();
     let mut plans = Vec::new();
     let mut ok = true;
     for c in checked.invocations {
@@ -116,6 +120,7 @@ fn load_rust(path: &Path, args: &ProblemArgs, show: bool) -> Result<Option<Loade
         describe,
         file: None,
         plans,
+        read,
     }))
 }
 
@@ -153,6 +158,7 @@ fn load_file(
             describe,
             file: Some(file),
             plans: vec![planned],
+            read: vec![path.to_path_buf()],
         }));
     }
     let options = ProblemOptions {
@@ -202,5 +208,6 @@ fn load_file(
         describe,
         file: Some(file),
         plans: vec![planned],
+        read: vec![path.to_path_buf()],
     }))
 }

@@ -60,7 +60,8 @@ pub fn run(args: Args) -> Result<bool, String> {
         .map_err(|(_, e)| e)?;
     match out {
         Some(path) => {
-            std::fs::write(path, &fragment.text).map_err(|e| format!("{}: {e}", path.display()))?
+            crate::output::not_an_input("-o", path, &fragment.read, &[])?;
+            crate::output::write(path, fragment.text.as_bytes())?;
         }
         None => print!("{}", fragment.text),
     }

@@ -204,7 +204,7 @@ pub fn run(args: Args) -> Result<bool, String> {
         return Ok(false);
     }
     let text = lock::render(&entries);
-    std::fs::write(&lock_path, text).map_err(|e| format!("{}: {e}", lock_path.display()))?;
+    crate::output::write(&lock_path, text.as_bytes())?;
     println!("wrote {} ({})", lock_path.display(), plans(entries.len()));
     Ok(true)
 }

@@ -277,7 +277,10 @@ fn a_lock_file_of_a_newer_format_is_an_error_that_says_so() {
         e[0].contains("memplan.lock: line 1: format 2 is newer than this memplan reads (format 1): the file was written by a newer memplan"),
         "{e:?}"
     );
-    assert_eq!(std::fs::read_to_string(dir.join(lock::FILE_NAME)).unwrap(), text);
+    assert_eq!(
+        std::fs::read_to_string(dir.join(lock::FILE_NAME)).unwrap(),
+        text
+    );
 }
 
 /// The region line of the entry of `text`, and the text with it replaced by `line`.
@@ -347,18 +350,57 @@ fn an_optimal_claim_is_recomputed_never_taken_as_written() {
     // What `memplan lock` checks: the search proves the claim again ...
     let entry = c.lock().fresh().unwrap();
     let problem = c.problem().unwrap();
-    assert_eq!(lock::check_claims(entry, &problem, plan), (vec![true], vec![]));
+    assert_eq!(
+        lock::check_claims(entry, &problem, plan),
+        (vec![true], vec![])
+    );
     // ... and a claim edited in, on a worse layout, is proven by nothing.
     let worse = text.replace("buffer r 8 a\n", "buffer r 16 a\n");
     assert_ne!(worse, text, "the searched layout moved: {text}");
-    std::fs::write(dir.join(lock::FILE_NAME), with_region_line(&worse, "region r 24 proven")).unwrap();
+    std::fs::write(
+        dir.join(lock::FILE_NAME),
+        with_region_line(&worse, "region r 24 proven"),
+    )
+    .unwrap();
     let c = check(PINNED.parse().unwrap(), &env(&dir, None));
     assert!(c.diagnostics().is_empty(), "{:?}", errors(&c));
-    let (proven, wrong) =
-        lock::check_claims(c.lock().fresh().unwrap(), &c.problem().unwrap(), c.plan().unwrap());
+    let (proven, wrong) = lock::check_claims(
+        c.lock().fresh().unwrap(),
+        &c.problem().unwrap(),
+        c.plan().unwrap(),
+    );
     assert_eq!(proven, [false]);
     assert_eq!(
         wrong,
-        ["the entry says region `r` is proven optimal at 24 bytes, and neither its lower bound nor a search with optimal(nodes = 38000) proves it"]
+        [
+            "the entry says region `r` is proven optimal at 24 bytes, and neither its lower bound nor a search with optimal(nodes = 38000) proves it"
+        ]
     );
+}
+
+#[test]
+fn plan_keys_are_the_keys_the_plans_are_locked_by() {
+    let dir = root("keys");
+    std::fs::create_dir_all(dir.join("src/a")).unwrap();
+    let file = dir.join("src/a/b.rs");
+    std::fs::write(
+        &file,
+        "mod inner { memory_plan! { mod r#type { region r: 16 bytes; } } }\n\
+         memplan_runtime::memory_plan! { pub mod two { region r: 16 bytes; } }\n\
+         memory_plan! { not a header }\n",
+    )
+    .unwrap();
+    let keys = memplan_lang::driver::plan_keys(&file, Some(&dir)).unwrap();
+    let options = memplan_lang::driver::Options {
+        root: Some(dir.clone()),
+        ..Default::default()
+    };
+    let checked = memplan_lang::driver::check_file(&file, &options).unwrap();
+    let locked: Vec<String> = checked
+        .invocations
+        .iter()
+        .filter_map(Checked::lock_key)
+        .collect();
+    assert_eq!(keys, locked);
+    assert_eq!(keys, ["a::b::inner::type", "a::b::two"]);
 }

@@ -135,17 +135,48 @@ where
     I: IntoIterator<Item = P>,
     P: AsRef<Path>,
 {
-    let env = BuildEnv::from_cargo()?;
-    let fragment = fragment(&env, sources)?;
+    write_fragment_in(&BuildEnv::from_cargo()?, sources)
+}
+
+/// [`write_fragment`] in the environment `env` (Cargo's, for [`write_fragment`]): writes
+/// the fragment to `env.out_dir/memplan.x`, in place of what it holds (to a temporary file
+/// in the same folder, renamed over it: a failed write keeps the old file), and prints the
+/// Cargo instructions.
+///
+/// # Errors
+///
+/// As [`fragment`]; [`Error::Write`] when the file cannot be written, or when it is one of
+/// the files the fragment is made from.
+pub fn write_fragment_in<I, P>(env: &BuildEnv, sources: I) -> Result<PathBuf, Error>
+where
+    I: IntoIterator<Item = P>,
+    P: AsRef<Path>,
+{
+    let fragment = fragment(env, sources)?;
     let path = env.out_dir.join("memplan.x");
-    std::fs::write(&path, &fragment.text).map_err(|e| Error::Write {
-        file: path.clone(),
-        message: e.to_string(),
-    })?;
-    for line in fragment.directives(&env) {
+    write_output(&path, fragment.text.as_bytes(), &fragment.read)?;
+    for line in fragment.directives(env) {
         println!("{line}");
     }
     Ok(path)
+}
+
+/// Writes `bytes` to `path` in place of what it holds, unless `path` is one of `inputs`.
+pub(crate) fn write_output(path: &Path, bytes: &[u8], inputs: &[PathBuf]) -> Result<(), Error> {
+    let fail = |message: String| Error::Write {
+        file: path.to_path_buf(),
+        message,
+    };
+    if let Some(input) = inputs
+        .iter()
+        .find(|i| memplan_planner::files::same_file(path, i))
+    {
+        return Err(fail(format!(
+            "that is {}, a file it is made from; it is left as it is",
+            input.display()
+        )));
+    }
+    memplan_planner::files::write_file(path, bytes).map_err(|e| fail(e.without_path()))
 }
 
 /// What a build script is told by Cargo, for [`fragment`]: the package, its folders, and
@@ -239,8 +270,15 @@ where
         canary: env.canary,
         ..memplan_lang::driver::Options::default()
     };
-    let fragment = linker::fragment_of_files(&env.package, &files, &options)
-        .map_err(|(file, message)| Error::Source { file, message })?;
+    let fragment =
+        linker::fragment_of_files(&env.package, &files, &options).map_err(|(file, message)| {
+            // The message names the file already: it is said once, by `Error`'s text.
+            let prefix = format!("{}: ", file.display());
+            let message = message
+                .strip_prefix(&prefix)
+                .map_or(message.clone(), str::to_string);
+            Error::Source { file, message }
+        })?;
     if let Some(file) = fragment.empty.first() {
         return Err(Error::Source {
             file: file.clone(),

@@ -24,6 +24,9 @@ pub struct Loaded {
     /// A `.tflite` model's variable tensors that its runtime keeps outside the plan
     /// ([`outside_the_plan`]): their names and bytes, in file order.
     pub persistent: Vec<(String, u64)>,
+    /// Every file read: FILE, and for a `.rs` file the plan files, models, `memory.x` and
+    /// lock file its invocations read. No output may be one of them.
+    pub read: Vec<std::path::PathBuf>,
 }
 
 /// Makes a `.tflite` model's `file` what TensorFlow Lite Micro plans in its arena, and
@@ -115,6 +118,7 @@ fn load_rust(path: &Path, args: &ProblemArgs, show: bool) -> Result<Option<Loade
     let label = format!("planning the invocations of {}", path.display());
     let checked = progress::spin(&label, show, || check_file(path, &options))?;
     let count = checked.invocations.len();
+    let read = checked.read.clone();
     let mut plans = Vec::new();
     let mut ok = true;
     for c in checked.invocations {
@@ -150,6 +154,7 @@ fn load_rust(path: &Path, args: &ProblemArgs, show: bool) -> Result<Option<Loade
         file: None,
         plans,
         persistent: Vec::new(),
+        read,
     }))
 }
 
@@ -189,6 +194,7 @@ fn load_file(
             file: Some(file),
             plans: vec![planned],
             persistent,
+            read: vec![path.to_path_buf()],
         }));
     }
     let options = ProblemOptions {
@@ -221,10 +227,7 @@ fn load_file(
         file.buffers
             .iter()
             .filter(|b| b.size > 0)
-            .filter_map(|b| {
-                b.offset
-                    .map(|o| o.saturating_add(file.format.runtime_size(b.size)))
-            })
+            .filter_map(|b| b.offset.map(|o| o.saturating_add(b.size)))
             .max()
             .unwrap_or(0)
     });
@@ -245,5 +248,6 @@ fn load_file(
         file: Some(file),
         plans: vec![planned],
         persistent,
+        read: vec![path.to_path_buf()],
     }))
 }

@@ -23,6 +23,7 @@ mod diagnostic;
 mod given;
 mod input;
 mod options;
+mod output;
 mod padding;
 mod plan_json;
 mod planned;

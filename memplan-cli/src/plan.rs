@@ -105,7 +105,7 @@ fn write_back(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) ->
     if p.plan.regions.len() != 1 {
         return Err("--write: a model's runtime plans one arena; give at most one --region".to_string());
     }
-    check_output(path, loaded, out)?;
+    check_output(loaded, out)?;
     let (bytes, model) = read_model(path).map_err(|e| crate::diagnostic::file_error(&e))?;
     let mut offsets = tensor_offsets(path, &model, p)?;
     let mut arena = p.plan.regions[0].planned_bytes;
@@ -117,7 +117,7 @@ fn write_back(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) ->
         arena = chosen.head;
     }
     let written = write_model_plan(&bytes, &model, &offsets, arena).map_err(|e| e.to_string())?;
-    std::fs::write(out, &written).map_err(|e| format!("{}: {e}", out.display()))?;
+    crate::output::write(out, &written)?;
     let kept = if loaded.persistent.is_empty() {
         String::new()
     } else {
@@ -166,16 +166,11 @@ fn tensor_offsets(path: &std::path::Path, model: &ModelFile, p: &Planned) -> Res
     Ok(offsets)
 }
 
-/// Refuses an output for `--write` that is the model read (`path`: memplan writes a copy
+/// Refuses an output for `--write` that is a file read (the model: memplan writes a copy
 /// and keeps the model it was given), or whose name says the other format (a `.pte`
 /// program named `.tflite`, or the other way: its runtime would refuse it).
-fn check_output(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) -> Result<(), String> {
-    if same_file(path, out) {
-        return Err(format!(
-            "--write {}: that is the model read; write the planned copy to another file",
-            out.display()
-        ));
-    }
+fn check_output(loaded: &Loaded, out: &std::path::Path) -> Result<(), String> {
+    crate::output::not_an_input("--write", out, &loaded.read, &[])?;
     let format = loaded.file.as_ref().map(|f| f.format);
     let named = out.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     let (is, other) = match format {
@@ -191,24 +186,6 @@ fn check_output(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) 
         ));
     }
     Ok(())
-}
-
-/// Whether `a` and `b` name one file: one path once links are followed, or (on Unix) one
-/// device and inode, as a hard link is.
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    if let (Ok(x), Ok(y)) = (std::fs::canonicalize(a), std::fs::canonicalize(b))
-        && x == y
-    {
-        return true;
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
-            return (x.dev(), x.ino()) == (y.dev(), y.ino());
-        }
-    }
-    false
 }
 
 /// The planned tensors of a model written with `--write`, as buffers: `5 tensors`, one

@@ -62,7 +62,7 @@ pub use instance::{
     AlignedBound, Instance, Item, Layout, SizeOverflow, align_up, aligned_lower_bound, lower_bound,
 };
 pub use overlaps::{Extent, overlapping_pairs};
-pub use plan::{LockedError, PLAN_RULES, Placed, Plan, RegionPlan, plan, plan_from};
+pub use plan::{LockedError, PLAN_RULES, Placed, Plan, RegionPlan, plan, plan_from, search_proves};
 pub use problem::{
     Buffer, DEFAULT_REGION_ALIGN, Lifetime, MAX_ALIGN, Placement, Problem, Region, Step,
 };

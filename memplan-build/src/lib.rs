@@ -29,8 +29,9 @@
 //! A firmware that links a placed arena without the fragment fails with an undefined
 //! symbol whose name says to add this call.
 //!
-//! An invocation with errors is left out of the fragment: the macro reports its errors,
-//! with spans, when the crate itself is compiled.
+//! An invocation with errors is left out of the fragment, and the build script says so with
+//! a `cargo::warning` (which invocation, in which file, how many errors and the first); the
+//! macro reports the errors, with spans, when the crate itself is compiled.
 //!
 //! The fragment is written for rust-lld, the default linker of the Rust bare-metal ARM and
 //! RISC-V targets, with `-Tlink.x` in the target's rustflags (which come before a build
@@ -221,11 +222,14 @@ pub struct Fragment {
     /// Every file read to write it (the sources and the plan files they read): the build
     /// script runs again when one changes.
     pub read: Vec<PathBuf>,
+    /// The invocations left out for their errors, each said as a sentence (which one, where,
+    /// how many errors and the first): the build script prints each as a `cargo::warning`.
+    pub skipped: Vec<String>,
 }
 
 impl Fragment {
-    /// The lines a build script prints for it: run again when a file read changes; the
-    /// `memplan_fragment` cfg, under which the generated code embeds the plans'
+    /// The lines a build script prints for it: run again when a file read changes; a
+    /// warning for each invocation left out for its errors; the `memplan_fragment` cfg, under which the generated code embeds the plans'
     /// descriptions (which the fragment places in a non-allocated section); and the link
     /// search path of `OUT_DIR`.
     pub fn directives(&self, env: &BuildEnv) -> Vec<String> {
@@ -234,6 +238,11 @@ impl Fragment {
             .iter()
             .map(|f| format!("cargo::rerun-if-changed={}", f.display()))
             .collect();
+        out.extend(
+            self.skipped
+                .iter()
+                .map(|s| format!("cargo::warning=memplan: {s}")),
+        );
         out.push("cargo::rustc-check-cfg=cfg(memplan_fragment)".to_string());
         out.push("cargo::rustc-cfg=memplan_fragment".to_string());
         out.push(format!(
@@ -288,6 +297,18 @@ where
     Ok(Fragment {
         text: fragment.text,
         read: fragment.read,
+        skipped: fragment
+            .skipped
+            .iter()
+            .map(|s| {
+                // Paths below the package, as build.rs names them.
+                let mut s = s.clone();
+                if let Ok(rel) = s.file.strip_prefix(&env.manifest_dir) {
+                    s.file = rel.to_path_buf();
+                }
+                s.to_string()
+            })
+            .collect(),
     })
 }
 

@@ -66,6 +66,9 @@ pub fn run(args: Args) -> Result<bool, String> {
         None => print!("{}", fragment.text),
     }
     let all_planned = fragment.planned == fragment.invocations;
+    for skipped in &fragment.skipped {
+        eprintln!("memplan linker: {skipped}");
+    }
     if !all_planned {
         eprintln!(
             "memplan linker: {} of {} {} errors and {} left out; `memplan check` prints them",

@@ -69,7 +69,7 @@ pub use problem::{
 pub use similar::closest;
 pub use strategy::{Fit, Outcome, Strategy, StrategyError, pack, pack_within};
 pub use validate::{Violation, validate};
-pub use validated::{Failure, plan_validated, validated};
+pub use validated::{Failure, caught, plan_validated, validated};
 
 #[cfg(test)]
 mod tests;

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use memplan_lang::write::{self, WriteOptions};
-use memplan_planner::files::{Format, ProblemOptions, detect, read_any};
+use memplan_planner::files::{Format, ProblemOptions, Role, detect, read_any};
 use memplan_planner::{Plan, Problem, Region, Strategy, validate};
 
 use crate::Error;
@@ -71,6 +71,14 @@ impl PlanFile {
         }
     }
 
+    /// The plan file's path: relative to `CARGO_MANIFEST_DIR` when it is set.
+    fn source_path(&self) -> PathBuf {
+        match std::env::var_os("CARGO_MANIFEST_DIR") {
+            Some(dir) => PathBuf::from(dir).join(&self.path),
+            None => self.path.clone(),
+        }
+    }
+
     /// Plans with `strategy`.
     pub fn strategy(mut self, strategy: Strategy) -> PlanFile {
         self.strategy = strategy;
@@ -120,15 +128,15 @@ impl PlanFile {
     /// the options do not apply to it, it has no plan (the planner's errors, naming
     /// buffers with their lines), or the module name is not an identifier.
     pub fn generate(&self) -> Result<(String, Problem, Plan), Error> {
-        let path = match std::env::var_os("CARGO_MANIFEST_DIR") {
-            Some(dir) => PathBuf::from(dir).join(&self.path),
-            None => self.path.clone(),
-        };
+        let path = self.source_path();
         let err = |message: String| Error::Plan {
             file: path.clone(),
             message,
         };
-        let file = read_any(&path).map_err(|e| err(json_hint(&path, e.to_string())))?;
+        let mut file = read_any(&path).map_err(|e| err(json_hint(&path, e.to_string())))?;
+        // A model's kernel scratch is not a buffer of a memory_plan!: kernels take the temp
+        // pool, as in the macro's `buffers from`.
+        file.buffers.retain(|b| b.role != Role::Scratch);
         let problem = file
             .problem(&self.options)
             .map_err(|e| err(e.to_string()))?;
@@ -169,12 +177,21 @@ impl PlanFile {
     /// [`Error::Write`] when the file cannot be written.
     pub fn write(&self) -> Result<Generated, Error> {
         let out_dir = std::env::var_os("OUT_DIR").ok_or(Error::NotInBuildScript("OUT_DIR"))?;
+        self.write_in(Path::new(&out_dir))
+    }
+
+    /// [`PlanFile::write`] into `out_dir` instead of `OUT_DIR`: the text goes to
+    /// `out_dir/MODULE.rs`, in place of what it holds (to a temporary file in the same
+    /// folder, renamed over it: a failed write keeps the old file).
+    ///
+    /// # Errors
+    ///
+    /// As [`PlanFile::generate`]; [`Error::Write`] when the file cannot be written, or is
+    /// the plan file itself.
+    pub fn write_in(&self, out_dir: &Path) -> Result<Generated, Error> {
         let (text, problem, plan) = self.generate()?;
-        let path = PathBuf::from(out_dir).join(format!("{}.rs", self.module));
-        std::fs::write(&path, &text).map_err(|e| Error::Write {
-            file: path.clone(),
-            message: e.to_string(),
-        })?;
+        let path = out_dir.join(format!("{}.rs", self.module));
+        crate::write_output(&path, text.as_bytes(), &[self.source_path()])?;
         println!("cargo:rerun-if-changed={}", self.path.display());
         Ok(Generated {
             path,

@@ -29,8 +29,9 @@
 //! A firmware that links a placed arena without the fragment fails with an undefined
 //! symbol whose name says to add this call.
 //!
-//! An invocation with errors is left out of the fragment: the macro reports its errors,
-//! with spans, when the crate itself is compiled.
+//! An invocation with errors is left out of the fragment, and the build script says so with
+//! a `cargo::warning` (which invocation, in which file, how many errors and the first); the
+//! macro reports the errors, with spans, when the crate itself is compiled.
 //!
 //! The fragment is written for rust-lld, the default linker of the Rust bare-metal ARM and
 //! RISC-V targets, with `-Tlink.x` in the target's rustflags (which come before a build
@@ -135,17 +136,48 @@ where
     I: IntoIterator<Item = P>,
     P: AsRef<Path>,
 {
-    let env = BuildEnv::from_cargo()?;
-    let fragment = fragment(&env, sources)?;
+    write_fragment_in(&BuildEnv::from_cargo()?, sources)
+}
+
+/// [`write_fragment`] in the environment `env` (Cargo's, for [`write_fragment`]): writes
+/// the fragment to `env.out_dir/memplan.x`, in place of what it holds (to a temporary file
+/// in the same folder, renamed over it: a failed write keeps the old file), and prints the
+/// Cargo instructions.
+///
+/// # Errors
+///
+/// As [`fragment`]; [`Error::Write`] when the file cannot be written, or when it is one of
+/// the files the fragment is made from.
+pub fn write_fragment_in<I, P>(env: &BuildEnv, sources: I) -> Result<PathBuf, Error>
+where
+    I: IntoIterator<Item = P>,
+    P: AsRef<Path>,
+{
+    let fragment = fragment(env, sources)?;
     let path = env.out_dir.join("memplan.x");
-    std::fs::write(&path, &fragment.text).map_err(|e| Error::Write {
-        file: path.clone(),
-        message: e.to_string(),
-    })?;
-    for line in fragment.directives(&env) {
+    write_output(&path, fragment.text.as_bytes(), &fragment.read)?;
+    for line in fragment.directives(env) {
         println!("{line}");
     }
     Ok(path)
+}
+
+/// Writes `bytes` to `path` in place of what it holds, unless `path` is one of `inputs`.
+pub(crate) fn write_output(path: &Path, bytes: &[u8], inputs: &[PathBuf]) -> Result<(), Error> {
+    let fail = |message: String| Error::Write {
+        file: path.to_path_buf(),
+        message,
+    };
+    if let Some(input) = inputs
+        .iter()
+        .find(|i| memplan_planner::files::same_file(path, i))
+    {
+        return Err(fail(format!(
+            "that is {}, a file it is made from; it is left as it is",
+            input.display()
+        )));
+    }
+    memplan_planner::files::write_file(path, bytes).map_err(|e| fail(e.without_path()))
 }
 
 /// What a build script is told by Cargo, for [`fragment`]: the package, its folders, and
@@ -190,11 +222,14 @@ pub struct Fragment {
     /// Every file read to write it (the sources and the plan files they read): the build
     /// script runs again when one changes.
     pub read: Vec<PathBuf>,
+    /// The invocations left out for their errors, each said as a sentence (which one, where,
+    /// how many errors and the first): the build script prints each as a `cargo::warning`.
+    pub skipped: Vec<String>,
 }
 
 impl Fragment {
-    /// The lines a build script prints for it: run again when a file read changes; the
-    /// `memplan_fragment` cfg, under which the generated code embeds the plans'
+    /// The lines a build script prints for it: run again when a file read changes; a
+    /// warning for each invocation left out for its errors; the `memplan_fragment` cfg, under which the generated code embeds the plans'
     /// descriptions (which the fragment places in a non-allocated section); and the link
     /// search path of `OUT_DIR`.
     pub fn directives(&self, env: &BuildEnv) -> Vec<String> {
@@ -203,6 +238,11 @@ impl Fragment {
             .iter()
             .map(|f| format!("cargo::rerun-if-changed={}", f.display()))
             .collect();
+        out.extend(
+            self.skipped
+                .iter()
+                .map(|s| format!("cargo::warning=memplan: {s}")),
+        );
         out.push("cargo::rustc-check-cfg=cfg(memplan_fragment)".to_string());
         out.push("cargo::rustc-cfg=memplan_fragment".to_string());
         out.push(format!(
@@ -239,8 +279,15 @@ where
         canary: env.canary,
         ..memplan_lang::driver::Options::default()
     };
-    let fragment = linker::fragment_of_files(&env.package, &files, &options)
-        .map_err(|(file, message)| Error::Source { file, message })?;
+    let fragment =
+        linker::fragment_of_files(&env.package, &files, &options).map_err(|(file, message)| {
+            // The message names the file already: it is said once, by `Error`'s text.
+            let prefix = format!("{}: ", file.display());
+            let message = message
+                .strip_prefix(&prefix)
+                .map_or(message.clone(), str::to_string);
+            Error::Source { file, message }
+        })?;
     if let Some(file) = fragment.empty.first() {
         return Err(Error::Source {
             file: file.clone(),
@@ -250,6 +297,18 @@ where
     Ok(Fragment {
         text: fragment.text,
         read: fragment.read,
+        skipped: fragment
+            .skipped
+            .iter()
+            .map(|s| {
+                // Paths below the package, as build.rs names them.
+                let mut s = s.clone();
+                if let Ok(rel) = s.file.strip_prefix(&env.manifest_dir) {
+                    s.file = rel.to_path_buf();
+                }
+                s.to_string()
+            })
+            .collect(),
     })
 }
 

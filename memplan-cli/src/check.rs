@@ -54,7 +54,9 @@ pub fn run(args: Args) -> Result<bool, String> {
     if is_rust(&args.file) {
         check_source(&args.file, args.out_dir.as_deref())
     } else {
-        let file = read_any(&args.file).map_err(|e| file_error(&e))?;
+        let mut file = read_any(&args.file).map_err(|e| file_error(&e))?;
+        // What a .tflite model's runtime plans with the file's offsets.
+        crate::input::outside_the_plan(&mut file, true);
         check_offsets(&file, args.capacity, args.align)
     }
 }

@@ -36,6 +36,10 @@ pub struct Args {
     /// The macro's path, for a crate that re-exports it.
     #[arg(long, value_name = "PATH", default_value = "memplan_runtime::memory_plan")]
     pub macro_path: String,
+    /// Write the invocation to this file instead of stdout (in place of what it holds, only
+    /// once it is complete).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
 }
 
 /// Runs `memplan emit`.
@@ -58,9 +62,13 @@ pub fn run(args: Args) -> Result<bool, String> {
         module: args.name,
         doc: vec![format!("Planned from {}.", loaded.describe)],
     };
-    print!(
-        "{}",
-        write::invocation_typed(&p.problem, &p.plan, &p.elements, &options)?
-    );
+    let text = write::invocation_typed(&p.problem, &p.plan, &p.elements, &options)?;
+    match &args.output {
+        Some(out) => {
+            crate::output::not_an_input("-o", out, &loaded.read, &[])?;
+            crate::output::write(out, text.as_bytes())?;
+        }
+        None => print!("{text}"),
+    }
     Ok(true)
 }

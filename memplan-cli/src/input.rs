@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use memplan_planner::files::{Format, PlanFile, ProblemOptions, read_any};
+use memplan_planner::files::{Format, PlanFile, ProblemOptions, Role, read_any};
 
 use crate::diagnostic::{file_error, render};
 use crate::options::{Offsets, ProblemArgs};
@@ -21,6 +21,42 @@ pub struct Loaded {
     pub file: Option<PlanFile>,
     /// Its plans: one for a plan file, one per invocation for a `.rs` file.
     pub plans: Vec<Planned>,
+    /// A `.tflite` model's variable tensors that its runtime keeps outside the plan
+    /// ([`outside_the_plan`]): their names and bytes, in file order.
+    pub persistent: Vec<(String, u64)>,
+    /// Every file read: FILE, and for a `.rs` file the plan files, models, `memory.x` and
+    /// lock file its invocations read. No output may be one of them.
+    pub read: Vec<std::path::PathBuf>,
+}
+
+/// Makes a `.tflite` model's `file` what TensorFlow Lite Micro plans in its arena, and
+/// returns the variable tensors it keeps outside (name, bytes as TFLM reserves them): every
+/// buffer takes the bytes TFLM reserves for it (rounded up to 16,
+/// [`Format::runtime_size`]), so that every figure is TFLM's; when memplan plans the model,
+/// every variable tensor goes (TFLM's persistent section holds it: `--write` gives it -1,
+/// see `memplan_planner::files::write_model_plan` for why) and the kernels' scratch buffers
+/// stay (TFLM plans them beside the tensors); when the file's own offsets are read, the
+/// variable tensors its offline plan leaves at -1 go, and so do the scratch buffers (no
+/// file places them). Another format's file is left as it is.
+pub(crate) fn outside_the_plan(file: &mut PlanFile, own_offsets: bool) -> Vec<(String, u64)> {
+    if file.format != Format::Tflite {
+        return Vec::new();
+    }
+    let format = file.format;
+    let mut out = Vec::new();
+    file.buffers.retain_mut(|b| {
+        b.size = format.runtime_size(b.size);
+        let keep = match b.role {
+            Role::Tensor => true,
+            Role::Persistent => own_offsets && b.offset.is_some(),
+            Role::Scratch => !own_offsets,
+        };
+        if b.role == Role::Persistent && !keep {
+            out.push((b.name.clone(), b.size));
+        }
+        keep
+    });
+    out
 }
 
 /// Whether `path` is read as Rust source (its extension is `.rs`).
@@ -82,6 +118,7 @@ fn load_rust(path: &Path, args: &ProblemArgs, show: bool) -> Result<Option<Loade
     let label = format!("planning the invocations of {}", path.display());
     let checked = progress::spin(&label, show, || check_file(path, &options))?;
     let count = checked.invocations.len();
+    let read = checked.read.clone();
     let mut plans = Vec::new();
     let mut ok = true;
     for c in checked.invocations {
@@ -116,6 +153,8 @@ fn load_rust(path: &Path, args: &ProblemArgs, show: bool) -> Result<Option<Loade
         describe,
         file: None,
         plans,
+        persistent: Vec::new(),
+        read,
     }))
 }
 
@@ -125,7 +164,13 @@ fn load_file(
     offsets: Offsets,
     show: bool,
 ) -> Result<Option<Loaded>, String> {
-    let file = read_any(path).map_err(|e| file_error(&e))?;
+    let mut file = read_any(path).map_err(|e| file_error(&e))?;
+    let own = match offsets {
+        Offsets::Auto => file.format == Format::Placed,
+        Offsets::Plan => false,
+        Offsets::File => true,
+    };
+    let persistent = outside_the_plan(&mut file, own);
     let stem = path
         .file_stem()
         .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
@@ -137,11 +182,6 @@ fn load_file(
         file.buffers.len(),
         if file.buffers.len() == 1 { "" } else { "s" }
     );
-    let own = match offsets {
-        Offsets::Auto => file.format == Format::Placed,
-        Offsets::Plan => false,
-        Offsets::File => true,
-    };
     if own {
         if !args.regions.is_empty() || args.strategy.is_some() {
             return Err("--region and --strategy plan the file: they do not apply to its own offsets (--offsets file, the default for a placed CSV); add --offsets plan".to_string());
@@ -153,6 +193,8 @@ fn load_file(
             describe,
             file: Some(file),
             plans: vec![planned],
+            persistent,
+            read: vec![path.to_path_buf()],
         }));
     }
     let options = ProblemOptions {
@@ -177,7 +219,10 @@ fn load_file(
         file.format,
         Format::Executorch | Format::Placed | Format::Pte | Format::Tflite
     ) && !file.buffers.is_empty()
-        && file.buffers.iter().all(|b| b.offset.is_some());
+        && file
+            .buffers
+            .iter()
+            .all(|b| b.offset.is_some() || b.role == Role::Scratch);
     let file_bytes = own.then(|| {
         file.buffers
             .iter()
@@ -202,5 +247,7 @@ fn load_file(
         describe,
         file: Some(file),
         plans: vec![planned],
+        persistent,
+        read: vec![path.to_path_buf()],
     }))
 }

@@ -49,6 +49,14 @@ pub struct Args {
 
 /// Runs `memplan inspect`.
 pub fn run(args: Args) -> Result<bool, String> {
+    let inputs = [args.elf.clone()];
+    if let Some(out) = &args.svg {
+        crate::output::not_an_input("--svg", out, &inputs, &[])?;
+    }
+    if let Some(out) = &args.trace {
+        let others: Vec<&std::path::Path> = args.svg.as_deref().into_iter().collect();
+        crate::output::not_an_input("--trace", out, &inputs, &others)?;
+    }
     let bytes = read_elf(&args.elf)?;
     let elf =
         object::File::parse(&*bytes).map_err(|e| format!("{}: {e}", args.elf.display()))?;

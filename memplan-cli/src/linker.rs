@@ -56,14 +56,19 @@ pub fn run(args: Args) -> Result<bool, String> {
         ..memplan_lang::driver::Options::default()
     };
     let fragment = linker::fragment_of_files(&package, &labelled, &options)
-        .map_err(|(file, e)| format!("{}: {e}", file.display()))?;
+        // The message names the file already.
+        .map_err(|(_, e)| e)?;
     match out {
         Some(path) => {
-            std::fs::write(path, &fragment.text).map_err(|e| format!("{}: {e}", path.display()))?
+            crate::output::not_an_input("-o", path, &fragment.read, &[])?;
+            crate::output::write(path, fragment.text.as_bytes())?;
         }
         None => print!("{}", fragment.text),
     }
     let all_planned = fragment.planned == fragment.invocations;
+    for skipped in &fragment.skipped {
+        eprintln!("memplan linker: {skipped}");
+    }
     if !all_planned {
         eprintln!(
             "memplan linker: {} of {} {} errors and {} left out; `memplan check` prints them",
@@ -81,7 +86,8 @@ fn package_of(file: &Path) -> Result<String, String> {
     let start = std::path::absolute(file).map_err(|e| format!("{}: {e}", file.display()))?;
     for dir in start.ancestors().skip(1) {
         let manifest = dir.join("Cargo.toml");
-        let Ok(text) = std::fs::read_to_string(&manifest) else {
+        // Not a regular file (a FIFO, a device): refused unopened, and looked past.
+        let Ok(text) = memplan_planner::files::read_text(&manifest) else {
             continue;
         };
         let value: toml::Table = text

@@ -23,9 +23,15 @@ use crate::diagnostic::render;
 /// whose fingerprint matches its invocation, after validating its offsets, and does not
 /// search.
 ///
-/// An entry that is still fresh is kept as it is (its offsets never move); the others are
-/// planned again, with each invocation's strategy, or optimal(nodes = N) with --nodes.
-/// --update plans every invocation again. The file is the same for any --threads.
+/// An entry that is still fresh is kept with its offsets (they never move) and its claims
+/// checked (a region's planned bytes where its offsets end, a proof of optimality at the
+/// lower bound or found again by a search); the others are planned again, with each
+/// invocation's strategy, or optimal(nodes = N) with --nodes. --update plans every
+/// invocation again. The entries of plans outside PATHS are kept as they are while their
+/// memory_plan! invocation is still in the package. The file is the same for any
+/// --threads, and is written to a temporary file renamed over it, so a failed write keeps
+/// the old one. A lock file that cannot be read, or is of a newer format, is an error, and
+/// is left as it is.
 ///
 /// Exit status: 0 when the file is written (or, with --check, is fresh), 1 when an
 /// invocation has errors (printed; nothing is written) or, with --check, the file is not
@@ -44,8 +50,8 @@ pub struct Args {
     /// Plan every invocation again, fresh entries too.
     #[arg(long, conflicts_with = "check")]
     pub update: bool,
-    /// Write nothing: exit 1 unless every invocation has a fresh, valid entry and every
-    /// entry an invocation.
+    /// Write nothing: exit 1 unless every invocation in PATHS has a fresh, valid entry
+    /// whose claims hold, and every entry an invocation in the package.
     #[arg(long)]
     pub check: bool,
     /// Also lock the plans of debug-canary builds (memplan-runtime's `debug-canary`
@@ -68,7 +74,7 @@ fn default_src() -> Result<PathBuf, String> {
             .to_string()
     })?;
     if !root.join("src").is_dir() {
-        let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap_or_default();
+        let manifest = memplan_planner::files::read_text(&root.join("Cargo.toml")).unwrap_or_default();
         let virtual_workspace = !manifest.lines().any(|l| l.trim() == "[package]");
         return Err(if virtual_workspace {
             format!(
@@ -123,12 +129,10 @@ pub fn run(args: Args) -> Result<bool, String> {
     let mut invoked: Vec<String> = Vec::new();
     let mut ok = true;
     let mut stale = Vec::new();
+    // The lock file as it is: one that cannot be read, or is not one this memplan reads
+    // (a newer format), is an error and is left as it is, never replaced.
+    let (file_exists, existing) = read_lock(&lock_path)?;
     // A lock file that already holds debug-canary entries keeps them up to date.
-    let file_exists = lock_path.exists();
-    let existing = std::fs::read_to_string(&lock_path)
-        .ok()
-        .and_then(|text| lock::parse(&text).ok())
-        .unwrap_or_default();
     let canary_too = args.canary || existing.iter().any(|e| e.key.ends_with(" debug-canary"));
     for canary in [false, true].into_iter().filter(|&c| !c || canary_too) {
         let options = Options {
@@ -150,6 +154,9 @@ pub fn run(args: Args) -> Result<bool, String> {
                     ok = false;
                 }
                 invoked.extend(o.key.clone());
+                for n in &o.notes {
+                    eprintln!("memplan lock: {}: {n}", file.display());
+                }
                 match (o.entry, o.key, o.why) {
                     (Some(e), _, _) => entries.push(e),
                     // Without a lock file, one line says so (below), not one per plan.
@@ -177,19 +184,44 @@ pub fn run(args: Args) -> Result<bool, String> {
             w[0]
         ));
     }
-    if mode.check {
-        invoked.sort_unstable();
-        for e in existing {
-            if invoked.binary_search(&e.key).is_err() {
-                stale.push(format!(
-                    "{}:{}: the entry of plan `{}` is for no memory_plan! invocation in {}",
-                    lock_path.display(),
-                    e.line,
-                    e.key,
-                    paths_shown(&paths)
-                ));
+    // The entries of plans outside PATHS: kept as they are while their invocation is still
+    // in the package (found without planning), dropped (or, with --check, reported) once
+    // it is not.
+    invoked.sort_unstable();
+    let outside: Vec<&Entry> = existing
+        .iter()
+        .filter(|e| invoked.binary_search(&e.key).is_err())
+        .collect();
+    let elsewhere = if outside.is_empty() {
+        Some(Vec::new())
+    } else {
+        keys_elsewhere(&root, &files)
+    };
+    let still_planned = |e: &Entry| {
+        let base = e.key.strip_suffix(" debug-canary").unwrap_or(&e.key);
+        elsewhere
+            .as_ref()
+            .is_none_or(|keys| keys.binary_search_by(|k| k.as_str().cmp(base)).is_ok())
+    };
+    let mut dropped = Vec::new();
+    for e in outside {
+        if still_planned(e) {
+            if !mode.check {
+                entries.push(e.clone());
             }
+        } else if mode.check {
+            stale.push(format!(
+                "{}:{}: the entry of plan `{}` is for no memory_plan! invocation in the package at {}",
+                lock_path.display(),
+                e.line,
+                e.key,
+                root.display()
+            ));
+        } else {
+            dropped.push(e);
         }
+    }
+    if mode.check {
         for s in &stale {
             println!("{s}");
         }
@@ -206,9 +238,83 @@ pub fn run(args: Args) -> Result<bool, String> {
         return Ok(false);
     }
     let text = lock::render(&entries);
-    std::fs::write(&lock_path, text).map_err(|e| format!("{}: {e}", lock_path.display()))?;
+    crate::output::write(&lock_path, text.as_bytes())?;
     println!("wrote {} ({})", lock_path.display(), plans(entries.len()));
+    for e in dropped {
+        println!(
+            "dropped the entry of plan `{}` (line {}): no memory_plan! invocation in the package at {} has it",
+            e.key,
+            e.line,
+            root.display()
+        );
+    }
     Ok(true)
+}
+
+/// Whether the lock file at `path` exists, and its entries.
+///
+/// # Errors
+///
+/// The file cannot be read (it is not a regular file, or not UTF-8 text) or does not read
+/// as a lock file (a line, or a newer format): the message says it is left as it is.
+fn read_lock(path: &Path) -> Result<(bool, Vec<Entry>), String> {
+    let kept = "it is left as it is: memplan lock never replaces a lock file it cannot read (remove it to lock afresh)";
+    let bytes = match memplan_planner::files::read_input(path) {
+        Err(e) if e.is_not_found() => return Ok((false, Vec::new())),
+        Err(e) => return Err(format!("{}: {e}; {kept}", path.display())),
+        Ok(bytes) => bytes,
+    };
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("{}: not UTF-8 text; {kept}", path.display()))?;
+    let entries = lock::parse(&text).map_err(|e| format!("{}: {e}; {kept}", path.display()))?;
+    Ok((true, entries))
+}
+
+/// The lock keys of the `memory_plan!` invocations in the package at `root` outside
+/// `files` (every `.rs` file below the root, skipping `target`, hidden folders and the
+/// folders of other packages), sorted, without planning; `None` when one cannot be read or
+/// lexed, so that no entry is dropped on a guess.
+fn keys_elsewhere(root: &Path, files: &[PathBuf]) -> Option<Vec<String>> {
+    let given: Vec<PathBuf> = files
+        .iter()
+        .filter_map(|f| std::path::absolute(f).ok())
+        .collect();
+    let mut keys = Vec::new();
+    for file in rust_files_of_package(root).ok()? {
+        let absolute = std::path::absolute(&file).ok()?;
+        if given.contains(&absolute) {
+            continue;
+        }
+        keys.extend(memplan_lang::driver::plan_keys(&file, Some(root)).ok()?);
+    }
+    keys.sort_unstable();
+    Some(keys)
+}
+
+/// Every `.rs` file of the package at `root`: below it, skipping folders named `target`,
+/// hidden ones and those of another package (with a `Cargo.toml` of their own).
+fn rust_files_of_package(root: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut stack = vec![root.to_path_buf()];
+    let mut found = Vec::new();
+    while let Some(dir) = stack.pop() {
+        let read = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for entry in read {
+            let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            // Links are not followed: a link to a folder could lead out of the package.
+            let Ok(kind) = entry.file_type() else { continue };
+            if kind.is_dir() {
+                if !name.starts_with('.') && name != "target" && !path.join("Cargo.toml").exists() {
+                    stack.push(path);
+                }
+            } else if kind.is_file() && crate::input::is_rust(&path) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
 }
 
 /// What to do with each invocation.
@@ -232,6 +338,8 @@ struct Outcome {
     /// With `check`, why it has no fresh entry (after the plan's key: `has no entry in
     /// memplan.lock`).
     why: Option<String>,
+    /// What was corrected in a kept entry: a claim that does not hold.
+    notes: Vec<String>,
 }
 
 /// One file's outcomes, or why it cannot be read.
@@ -240,6 +348,25 @@ type FileOutcome = Result<Vec<Outcome>, String>;
 /// Whether the planned invocation `c` keeps its entry: fresh, and valid (no error).
 fn kept(c: &memplan_lang::Checked) -> bool {
     matches!(c.lock(), Lookup::Fresh(..)) && c.diagnostics().is_empty() && c.plan().is_some()
+}
+
+/// The fresh entry of the planned invocation `c` ([`kept`]), with each region's proof as
+/// checked ([`lock::check_claims`]: at the lower bound, or claimed and found again by a
+/// search), never as written, and what was wrong in the entry's claims.
+fn fresh_entry(c: &memplan_lang::Checked) -> Option<(Entry, Vec<String>)> {
+    let Lookup::Fresh(_, e) = c.lock() else {
+        return None;
+    };
+    if !kept(c) {
+        return None;
+    }
+    let (problem, plan) = (c.problem()?, c.plan()?);
+    let (proven, wrong) = lock::check_claims(e, &problem, plan);
+    let mut entry = (**e).clone();
+    for (r, p) in entry.regions.iter_mut().zip(proven) {
+        r.proven = p;
+    }
+    Some((entry, wrong))
 }
 
 /// The invocations of `file`: with the lock (`options`) unless `mode.update`, and those
@@ -256,22 +383,30 @@ fn lock_file(
     } else {
         Some(check_file(file, options)?)
     };
-    let fresh_entry = |c: &memplan_lang::Checked| match c.lock() {
-        Lookup::Fresh(_, e) if kept(c) => Some((**e).clone()),
-        _ => None,
-    };
     let key = |c: &memplan_lang::Checked| c.lock_key();
     if mode.check {
         let locked = locked.map(|l| l.invocations).unwrap_or_default();
         return Ok(locked
             .iter()
             .map(|c| {
-                let entry = fresh_entry(c);
+                let (entry, why) = match fresh_entry(c) {
+                    Some((e, wrong)) if wrong.is_empty() => (Some(e), None),
+                    Some((e, wrong)) => (
+                        None,
+                        Some(format!(
+                            "has an entry in memplan.lock (line {}) whose claims do not hold: {}",
+                            e.line,
+                            wrong.join("; ")
+                        )),
+                    ),
+                    None => (None, Some(not_fresh(c, existing))),
+                };
                 Outcome {
                     key: key(c),
-                    why: entry.is_none().then(|| not_fresh(c, existing)),
+                    why,
                     entry,
                     errors: c.diagnostics().iter().map(|d| render(file, d)).collect(),
+                    notes: Vec::new(),
                 }
             })
             .collect());
@@ -285,12 +420,17 @@ fn lock_file(
     let count = locked.len().max(searched.len());
     let mut out = Vec::with_capacity(count);
     for k in 0..count {
-        if let Some(e) = locked.get(k).and_then(fresh_entry) {
+        if let Some((e, wrong)) = locked.get(k).and_then(fresh_entry) {
+            let notes = wrong
+                .into_iter()
+                .map(|w| format!("plan `{}`: {w}; written as checked", e.key))
+                .collect();
             out.push(Outcome {
                 key: Some(e.key.clone()),
                 entry: Some(e),
                 errors: Vec::new(),
                 why: None,
+                notes,
             });
             continue;
         }
@@ -301,6 +441,7 @@ fn lock_file(
             entry,
             errors: c.diagnostics().iter().map(|d| render(file, d)).collect(),
             why: None,
+            notes: Vec::new(),
         });
     }
     Ok(out)
@@ -404,14 +545,6 @@ fn path_name(path: &Path) -> String {
 /// `1 plan`, `3 plans`.
 fn plans(n: usize) -> String {
     crate::words::count(n, "plan")
-}
-
-fn paths_shown(paths: &[PathBuf]) -> String {
-    paths
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Every `.rs` file of `paths`: a file as given, a folder's below it in name order

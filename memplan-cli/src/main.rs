@@ -23,11 +23,13 @@ mod diagnostic;
 mod given;
 mod input;
 mod options;
+mod output;
 mod padding;
 mod plan_json;
 mod planned;
 mod progress;
 mod stats;
+mod tflm;
 mod words;
 
 /// Declares the command modules, the `Command` enum (each variant's help is its module's

@@ -15,7 +15,7 @@ use crate::options::{Offsets, OutputFormat, ProblemArgs};
 use crate::planned::Planned;
 use crate::progress;
 use crate::words::{self, bytes, count};
-use memplan_planner::files::{Format, read_model, write_model_plan};
+use memplan_planner::files::{Format, ModelFile, ModelFormat, Role, read_model, write_model_plan};
 
 use crate::stats::{self, RegionStats};
 
@@ -67,6 +67,13 @@ pub fn run(args: Args) -> Result<bool, String> {
         println!("{out}");
     } else {
         print!("{}", text(&loaded, top));
+        if let [p] = &loaded.plans[..]
+            && !p.given
+            && loaded.file.as_ref().is_some_and(|f| f.format == Format::Tflite)
+        {
+            let (_, model) = read_model(&args.file).map_err(|e| crate::diagnostic::file_error(&e))?;
+            print!("{}", crate::tflm::report(&model, &tensor_offsets(&args.file, &model, p)?)?);
+        }
     }
     if let Some(out) = &args.write {
         let said = write_back(&args.file, &loaded, out)?;
@@ -98,32 +105,72 @@ fn write_back(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) ->
     if p.plan.regions.len() != 1 {
         return Err("--write: a model's runtime plans one arena; give at most one --region".to_string());
     }
-    check_output(path, loaded, out)?;
+    check_output(loaded, out)?;
     let (bytes, model) = read_model(path).map_err(|e| crate::diagnostic::file_error(&e))?;
-    let offsets: Vec<u64> = p.plan.buffers.iter().map(|b| b.offset).collect();
-    let arena = p.plan.regions[0].planned_bytes;
+    let mut offsets = tensor_offsets(path, &model, p)?;
+    let mut arena = p.plan.regions[0].planned_bytes;
+    let mut said = format!("at memplan's offsets in an arena of {}", words::bytes(arena));
+    if model.format == ModelFormat::Tflite {
+        let chosen = crate::tflm::choose(&model, &offsets)?;
+        said = chosen.said;
+        offsets = chosen.offsets;
+        arena = chosen.head;
+    }
     let written = write_model_plan(&bytes, &model, &offsets, arena).map_err(|e| e.to_string())?;
-    std::fs::write(out, &written).map_err(|e| format!("{}: {e}", out.display()))?;
+    crate::output::write(out, &written)?;
+    let kept = if loaded.persistent.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {} ({}) left to TFLite Micro's persistent section (offline entry -1), where its state is kept between invocations",
+            count(loaded.persistent.len(), "variable tensor"),
+            words::bytes(loaded.persistent.iter().map(|(_, b)| b).sum::<u64>())
+        )
+    };
+    let planned_tensors: Vec<Vec<usize>> = model
+        .buffer_tensors()
+        .into_iter()
+        .filter(|m| !m.iter().any(|&t| model.tensors[t].persistent))
+        .collect();
     Ok(format!(
-        "wrote {}: {} at memplan's offsets in an arena of {}{}",
+        "wrote {}: {} {said}{}{kept}",
         out.display(),
-        tensors_in_buffers(&model.buffer_tensors()),
-        words::bytes(arena),
+        tensors_in_buffers(&planned_tensors),
         p.file_bytes
             .map_or(String::new(), |b| format!(" (the file's own plan: {})", words::bytes(b)))
     ))
 }
 
-/// Refuses an output for `--write` that is the model read (`path`: memplan writes a copy
+/// The offset of each tensor buffer of `model` (read from `path`) in the plan `p` made of
+/// it: the plan's buffers are the model's plan file's, in order, less those its runtime
+/// keeps outside the plan (a .tflite model's variable tensors, `None` here:
+/// `input::outside_the_plan`); the kernels' scratch buffers come last, and no file gives
+/// them an offset.
+fn tensor_offsets(path: &std::path::Path, model: &ModelFile, p: &Planned) -> Result<Vec<Option<u64>>, String> {
+    let mut planned = p.plan.buffers.iter().map(|b| b.offset);
+    let mut offsets: Vec<Option<u64>> = Vec::new();
+    let mut scratch = 0;
+    for b in &model.plan_file().buffers {
+        match b.role {
+            Role::Tensor => offsets.push(planned.next()),
+            Role::Persistent => offsets.push(None),
+            Role::Scratch => {
+                planned.next();
+                scratch += 1;
+            }
+        }
+    }
+    if planned.next().is_some() || offsets.iter().flatten().count() + scratch != p.plan.buffers.len() {
+        return Err(format!("{}: the plan's buffers are not the model's", path.display()));
+    }
+    Ok(offsets)
+}
+
+/// Refuses an output for `--write` that is a file read (the model: memplan writes a copy
 /// and keeps the model it was given), or whose name says the other format (a `.pte`
 /// program named `.tflite`, or the other way: its runtime would refuse it).
-fn check_output(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) -> Result<(), String> {
-    if same_file(path, out) {
-        return Err(format!(
-            "--write {}: that is the model read; write the planned copy to another file",
-            out.display()
-        ));
-    }
+fn check_output(loaded: &Loaded, out: &std::path::Path) -> Result<(), String> {
+    crate::output::not_an_input("--write", out, &loaded.read, &[])?;
     let format = loaded.file.as_ref().map(|f| f.format);
     let named = out.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     let (is, other) = match format {
@@ -139,24 +186,6 @@ fn check_output(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) 
         ));
     }
     Ok(())
-}
-
-/// Whether `a` and `b` name one file: one path once links are followed, or (on Unix) one
-/// device and inode, as a hard link is.
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    if let (Ok(x), Ok(y)) = (std::fs::canonicalize(a), std::fs::canonicalize(b))
-        && x == y
-    {
-        return true;
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
-            return (x.dev(), x.ino()) == (y.dev(), y.ino());
-        }
-    }
-    false
 }
 
 /// The planned tensors of a model written with `--write`, as buffers: `5 tensors`, one
@@ -211,7 +240,27 @@ pub fn text(loaded: &Loaded, top: usize) -> String {
         }
         pools_text(&mut s, p);
     }
+    persistent_text(&mut s, &loaded.persistent);
     s
+}
+
+/// A `.tflite` model's variable tensors, which TensorFlow Lite Micro keeps in its
+/// persistent section, outside the planned one (`input::outside_the_plan`).
+fn persistent_text(s: &mut String, persistent: &[(String, u64)]) {
+    if persistent.is_empty() {
+        return;
+    }
+    let total: u64 = persistent.iter().map(|(_, b)| b).sum();
+    let _ = writeln!(
+        s,
+        "
+not planned: {} of {} kept between invocations in TFLite Micro's persistent section (its tail), outside the arena above",
+        count(persistent.len(), "variable tensor"),
+        bytes(total)
+    );
+    for (name, b) in persistent {
+        let _ = writeln!(s, "  {name:<16} {}", bytes(*b));
+    }
 }
 
 /// The manager's bump pools, for a plan that has them (a `memory_plan!` invocation's).

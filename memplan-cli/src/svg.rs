@@ -66,11 +66,13 @@ pub fn run(args: Args) -> Result<bool, String> {
     else {
         return Ok(false);
     };
+    crate::output::not_an_input("-o", &args.output, &loaded.read, &[])?;
     write(&loaded.plans, &args.output, args.compact)?;
     Ok(true)
 }
 
-/// Writes the memory map of `plans` (a panel per region of each) to `output`.
+/// Writes the memory map of `plans` (a panel per region of each) to `output` (in place of
+/// what it holds: [`crate::output::write`]).
 pub fn write(plans: &[Planned], output: &Path, compact: bool) -> Result<(), String> {
     let panels: Vec<(&Planned, usize)> = plans
         .iter()
@@ -94,7 +96,7 @@ pub fn write(plans: &[Planned], output: &Path, compact: bool) -> Result<(), Stri
         panel(&mut s, p, *r, k as f64 * panel_h, &time);
     }
     s.push_str("</svg>\n");
-    std::fs::write(output, s).map_err(|e| format!("{}: {e}", output.display()))
+    crate::output::write(output, s.as_bytes())
 }
 
 /// XML text with `&`, `<`, `>` and quotes escaped.

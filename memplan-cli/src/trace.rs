@@ -12,7 +12,6 @@
 //! (ui.perfetto.dev) and chrome://tracing.
 
 use std::collections::BTreeSet;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::{Args as ClapArgs, ValueEnum};
@@ -94,11 +93,13 @@ pub fn run(args: Args) -> Result<bool, String> {
     else {
         return Ok(false);
     };
+    crate::output::not_an_input("-o", &args.output, &loaded.read, &[])?;
     write(&loaded.plans, &args.output, args.rows)?;
     Ok(true)
 }
 
-/// Writes the trace of `plans` to `output`, a row per `rows`.
+/// Writes the trace of `plans` to `output`, a row per `rows` (in place of what it holds:
+/// [`crate::output::write_with`]).
 pub fn write(plans: &[Planned], output: &Path, rows: Rows) -> Result<(), String> {
     let mut events = Vec::new();
     let mut row_base = 0;
@@ -115,11 +116,12 @@ pub fn write(plans: &[Planned], output: &Path, rows: Rows) -> Result<(), String>
         next_pid += p.ids.len() as u64;
         row_base = plan_events(p, &pids, rows, row_base, &mut events)?;
     }
-    let at = |e: &dyn std::fmt::Display| format!("{}: {e}", output.display());
-    let out = std::fs::File::create(output).map_err(|e| at(&e))?;
-    let mut out = std::io::BufWriter::new(out);
-    serde_json::to_writer_pretty(&mut out, &Trace { trace_events: events }).map_err(|e| at(&e))?;
-    out.flush().map_err(|e| at(&e))
+    let trace = Trace {
+        trace_events: events,
+    };
+    crate::output::write_with(output, |out| {
+        serde_json::to_writer_pretty(out, &trace).map_err(std::io::Error::from)
+    })
 }
 
 /// The file: `{"traceEvents": [...]}`, as ExecuTorch writes it.

@@ -396,7 +396,7 @@ fn write_refuses_the_input_file_and_the_other_format_s_name() {
         assert!(stderr.contains(said), "{stderr}");
     };
     // The same file, and the same file by another path.
-    let mine = "that is the model read; write the planned copy to another file";
+    let mine = "an input of this command; write to another file (the input is left as it is)";
     refused(&model, &model, mine);
     refused(&model, &dir.join(".").join("person_detect.tflite"), mine);
     #[cfg(unix)]

@@ -135,7 +135,6 @@ fn an_entry_without_an_invocation_is_not_fresh() {
     let dir = package("extra");
     memplan_lock(&dir, &[]);
     std::fs::remove_file(dir.join("src/c.rs")).unwrap();
-    let src = dir.join("src").display().to_string();
     let said = failed_check(&dir);
     let line = lock_text(&dir)
         .lines()
@@ -146,8 +145,9 @@ fn an_entry_without_an_invocation_is_not_fresh() {
     assert_eq!(
         said,
         format!(
-            "{}:{line}: the entry of plan `c::plan4` is for no memory_plan! invocation in {src}\n",
-            dir.join("memplan.lock").display()
+            "{}:{line}: the entry of plan `c::plan4` is for no memory_plan! invocation in the package at {}\n",
+            dir.join("memplan.lock").display(),
+            dir.display()
         )
     );
     memplan_lock(&dir, &[]);
@@ -190,16 +190,16 @@ fn a_new_invocation_has_no_entry_and_a_renamed_buffer_is_named() {
         invocation(3, 0).replace("buffer b7:", "buffer renamed:"),
     )
     .unwrap();
-    let src = dir.join("src").display().to_string();
     let said = failed_check(&dir);
     assert_eq!(
         said,
         format!(
             "{a}: plan `a::plan5` has no entry in memplan.lock\n\
              {b}: plan `b::plan3` has a stale entry in memplan.lock (line {}): the buffers changed: `renamed` added, `b7` removed\n\
-             {lock}:{}: the entry of plan `a::plan2` is for no memory_plan! invocation in {src}\n",
+             {lock}:{}: the entry of plan `a::plan2` is for no memory_plan! invocation in the package at {}\n",
             line("b::plan3"),
             line("a::plan2"),
+            dir.display(),
             a = dir.join("src/a.rs").display(),
             b = dir.join("src/b.rs").display(),
             lock = dir.join("memplan.lock").display(),
@@ -307,4 +307,197 @@ fn without_paths_the_lock_is_the_package_s_from_any_folder_of_it() {
 /// inside a package on some machines).
 fn super_has_no_cargo_toml(dir: &Path) -> bool {
     dir.ancestors().all(|d| !d.join("Cargo.toml").is_file())
+}
+
+#[test]
+fn lock_paths_keeps_the_entries_of_the_package_s_other_plans() {
+    let dir = package("paths");
+    memplan_lock(&dir, &["--nodes", "0"]);
+    let before = lock_text(&dir);
+    // `b.rs` changes; locking `a.rs` alone plans `a::plan2` and keeps the three others as
+    // they are (`b::plan3`'s stale entry too: it is not in PATHS).
+    std::fs::write(dir.join("src/b.rs"), invocation(3, 8)).unwrap();
+    let a = dir.join("src/a.rs").display().to_string();
+    let out = stdout(&["lock", a.as_str()]);
+    assert_eq!(
+        out,
+        format!("wrote {} (4 plans)\n", dir.join("memplan.lock").display())
+    );
+    let after = lock_text(&dir);
+    for key in ["b::plan3", "c::plan4", "plan1"] {
+        assert_eq!(block(&after, key), block(&before, key), "{key}");
+    }
+    // A check of `a.rs` alone is fresh: the other entries have their invocations.
+    let out = stdout(&["lock", a.as_str(), "--check"]);
+    assert!(out.contains("fresh (1 plan)"), "{out}");
+    // Once `c.rs` is gone, its entry goes, and the lock says so.
+    std::fs::remove_file(dir.join("src/c.rs")).unwrap();
+    let out = stdout(&["lock", a.as_str()]);
+    let line = after.lines().position(|l| l == "plan c::plan4").unwrap() + 1;
+    assert!(
+        out.contains(&format!(
+            "dropped the entry of plan `c::plan4` (line {line}): no memory_plan! invocation in the package at {} has it",
+            dir.display()
+        )),
+        "{out}"
+    );
+    let last = lock_text(&dir);
+    assert!(!last.contains("plan c::plan4"), "{last}");
+    assert_eq!(block(&last, "b::plan3"), block(&before, "b::plan3"));
+    // A plan elsewhere in the package (an example) keeps its entry too.
+    std::fs::create_dir_all(dir.join("examples")).unwrap();
+    std::fs::write(dir.join("examples/demo.rs"), invocation(9, 0)).unwrap();
+    let demo = dir.join("examples/demo.rs").display().to_string();
+    stdout(&["lock", demo.as_str()]);
+    let with_demo = lock_text(&dir);
+    assert!(
+        with_demo.contains("\nplan examples::demo::plan9\n"),
+        "{with_demo}"
+    );
+    memplan_lock(&dir, &[]);
+    assert_eq!(
+        block(&lock_text(&dir), "examples::demo::plan9"),
+        block(&with_demo, "examples::demo::plan9")
+    );
+}
+
+#[test]
+fn an_unreadable_or_newer_lock_file_is_an_error_and_left_as_it_is() {
+    let dir = package("unreadable");
+    let src = dir.join("src").display().to_string();
+    let lock = dir.join("memplan.lock");
+    for (text, said) in [
+        (
+            &b"format 1\nplan m\nfingerprint 00\nbuffer r x a\nend\n"[..],
+            "line 4: `x` is not a number",
+        ),
+        (
+            b"format 2\n\nplan m\nfingerprint 00\nend\n",
+            "line 1: format 2 is newer than this memplan reads (format 1): the file was written by a newer memplan",
+        ),
+        (b"format 1\n\xff\xfe", "not UTF-8 text"),
+    ] {
+        std::fs::write(&lock, text).unwrap();
+        for extra in [&[][..], &["--update"], &["--check"]] {
+            let mut args = vec!["lock", src.as_str()];
+            args.extend_from_slice(extra);
+            let out = run(&args);
+            let e = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {e}");
+            assert_eq!(
+                e,
+                format!(
+                    "error: {}: {said}; it is left as it is: memplan lock never replaces a lock file it cannot read (remove it to lock afresh)\n",
+                    lock.display()
+                ),
+                "{args:?}"
+            );
+            assert_eq!(std::fs::read(&lock).unwrap(), text, "{args:?}");
+        }
+    }
+}
+
+/// A pin splits the arena: the optimum, 16 bytes, is above the lower bound, 12, and only a
+/// search proves it.
+const PINNED: &str = "memory_plan! {
+    mod pinned {
+        region r: 64 bytes, align 4;
+        buffer p: 4 bytes in r, live 0..=2, at 4;
+        buffer a: 8 bytes in r, live 0..=0;
+        buffer b: 4 bytes in r, live 1..=2;
+        buffer c: 4 bytes in r, live 2..=2;
+    }
+}
+";
+
+/// Replaces `old` by `new` in the lock file of `dir`.
+fn edit_lock(dir: &Path, old: &str, new: &str) {
+    let text = lock_text(dir);
+    assert!(text.contains(old), "{text}");
+    std::fs::write(dir.join("memplan.lock"), text.replace(old, new)).unwrap();
+}
+
+#[test]
+fn an_entry_s_claims_are_checked_never_taken_as_written() {
+    let dir = package("claims");
+    std::fs::write(dir.join("src/lib.rs"), PINNED).unwrap();
+    let lib = dir.join("src/lib.rs").display().to_string();
+    let src = dir.join("src").display().to_string();
+    memplan_lock(&dir, &[]);
+    let written = lock_text(&dir);
+    assert!(
+        block(&written, "pinned").contains("region r 16 proven"),
+        "{written}"
+    );
+    // The search proves the claim again: fresh.
+    assert!(memplan_lock(&dir, &["--check"]).contains("fresh (4 plans)"));
+    // A locked build does not search, so it does not repeat the claim, and says so.
+    let report = stdout(&["check", lib.as_str()]);
+    assert!(
+        report.contains("lock: the entry says a search proved region `r` (16 bytes) optimal; this build does not search, so it does not say so"),
+        "{report}"
+    );
+    // Planned bytes edited: the entry is refused (an error), and planned again.
+    edit_lock(&dir, "region r 16 proven", "region r 12 proven");
+    let checked = run(&["lock", src.as_str(), "--check"]);
+    assert_eq!(checked.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&checked.stderr)
+            .contains("gives region `r` 12 planned bytes, and its offsets end at byte 16"),
+        "{}",
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    memplan_lock(&dir, &[]);
+    assert_eq!(lock_text(&dir), written);
+    // A worse layout claimed optimal: the offsets are valid and kept, the claim is not.
+    let a = block(&written, "pinned")
+        .lines()
+        .find(|l| l.ends_with(" a"))
+        .unwrap()
+        .to_string();
+    assert_eq!(a, "buffer r 8 a");
+    edit_lock(&dir, "buffer r 8 a\n", "buffer r 16 a\n");
+    edit_lock(&dir, "region r 16 proven", "region r 24 proven");
+    let said = failed_check(&dir);
+    assert_eq!(
+        said,
+        format!(
+            "{lib}: plan `pinned` has an entry in memplan.lock (line {}) whose claims do not hold: the entry says region `r` is proven optimal at 24 bytes, and neither its lower bound nor a search with optimal(nodes = 38000) proves it\n",
+            lock_text(&dir)
+                .lines()
+                .position(|l| l == "plan pinned")
+                .unwrap()
+                + 1
+        )
+    );
+    let out = run(&["lock", src.as_str()]);
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("plan `pinned`: the entry says region `r` is proven optimal at 24 bytes, and neither its lower bound nor a search with optimal(nodes = 38000) proves it; written as checked"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fixed = lock_text(&dir);
+    assert!(
+        block(&fixed, "pinned").contains("region r 24 unproven\nbuffer r 4 p\nbuffer r 16 a\n"),
+        "{fixed}"
+    );
+    // At the lower bound an `unproven` claim is proven: checked, it is written as proven.
+    let plan2 = block(&fixed, "a::plan2").to_string();
+    let region = plan2
+        .lines()
+        .find(|l| l.starts_with("region "))
+        .unwrap()
+        .to_string();
+    assert!(region.ends_with(" proven"), "{region}");
+    let unproven = region.replace(" proven", " unproven");
+    edit_lock(&dir, &format!("{region}\n"), &format!("{unproven}\n"));
+    let said = failed_check(&dir);
+    assert!(
+        said.contains("plan `a::plan2` has an entry in memplan.lock")
+            && said.contains("is unproven, and its"),
+        "{said}"
+    );
+    memplan_lock(&dir, &[]);
+    assert_eq!(block(&lock_text(&dir), "a::plan2"), plan2);
 }

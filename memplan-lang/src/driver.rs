@@ -100,6 +100,44 @@ pub(crate) fn check_text(
     Ok(FileChecked { invocations, read })
 }
 
+/// The lock keys ([`crate::lock`]) of the `memory_plan!` invocations of `file`, in file
+/// order, found without lowering or planning anything: each invocation's module header is
+/// parsed, and its key is its module path (the file's modules below `root`, the package
+/// root, then the inline modules around it and its own), without ` debug-canary`. An
+/// invocation whose header does not read has no key and is left out.
+///
+/// # Errors
+///
+/// As [`check_file`]: the file cannot be read, or is not Rust tokens.
+pub fn plan_keys(file: &Path, root: Option<&Path>) -> Result<Vec<String>, String> {
+    let text =
+        memplan_planner::files::read_text(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let found = source::invocations(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+    let file_modules = root
+        .and_then(|root| relative(file, root))
+        .map(|rel| source::file_modules(&rel))
+        .unwrap_or_default();
+    let mut keys = Vec::with_capacity(found.len());
+    for invocation in found {
+        let mut diags = crate::Diagnostics::default();
+        let Some(input) = crate::parse::parse(invocation.tokens, &mut diags) else {
+            continue;
+        };
+        let path: Vec<String> = file_modules
+            .iter()
+            .cloned()
+            .chain(invocation.modules)
+            .chain([source::unraw(&input.name.to_string())])
+            .collect();
+        keys.push(
+            crate::linker::PlanKey::new("crate", &path)
+                .display()
+                .to_string(),
+        );
+    }
+    Ok(keys)
+}
+
 /// The module path around the invocation whose tokens are `tokens` in `file`, as the macro
 /// (which sees only its own tokens) finds it: the file's modules (its path below `root`,
 /// the package root) then the inline modules around the one invocation of the file with

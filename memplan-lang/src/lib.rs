@@ -231,6 +231,16 @@ pub fn check_with(tokens: TokenStream, env: &Env, use_lock: bool) -> Checked {
         lock::Lookup::Off
     };
     let planned = plan::plan(&model, lock.fresh(), &mut diagnostics);
+    // A proof the entry claims and this build cannot check without a search is not
+    // repeated: the REPORT says so.
+    if let (Some(entry), Some(plan)) = (lock.fresh(), planned.plan.as_ref())
+        && let Some(note) = lock::unchecked_note(entry, plan)
+    {
+        model
+            .lock_note
+            .get_or_insert_with(String::new)
+            .push_str(&note);
+    }
     diagnostics.sort_by_source();
     Checked {
         diagnostics,

@@ -210,8 +210,44 @@ pub struct FileFragment {
     pub invocations: usize,
     /// Those planned without errors: the ones in the fragment.
     pub planned: usize,
+    /// The invocations with errors, left out of the fragment: each one's file, its name
+    /// (its module path, or `None` when its header does not read), how many errors it has
+    /// and the first one's message.
+    pub skipped: Vec<Skipped>,
     /// The files of `files` that hold no invocation.
     pub empty: Vec<PathBuf>,
+}
+
+/// An invocation left out of a fragment for its errors ([`FileFragment::skipped`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    /// The source file it is in.
+    pub file: PathBuf,
+    /// Its module path (`firmware::digits`), when its header reads.
+    pub name: Option<String>,
+    /// Its errors.
+    pub errors: usize,
+    /// The first error's message.
+    pub first: String,
+}
+
+impl std::fmt::Display for Skipped {
+    /// `the memory_plan! invocation `digits` in src/main.rs is left out of the linker
+    /// fragment: 2 errors (the first: ...); the crate's build reports them`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = self
+            .name
+            .as_deref()
+            .map_or(String::new(), |n| format!(" `{n}`"));
+        write!(
+            f,
+            "the memory_plan! invocation{name} in {} is left out of the linker fragment: {} error{} (the first: {}); the crate's build reports them",
+            self.file.display(),
+            self.errors,
+            if self.errors == 1 { "" } else { "s" },
+            self.first.lines().next().unwrap_or("")
+        )
+    }
 }
 
 /// The fragment of every `memory_plan!` invocation in `files`: each `(path, label)` is read
@@ -238,6 +274,7 @@ pub fn fragment_of_files(
     let mut planned = Vec::new();
     let mut read = Vec::new();
     let mut empty = Vec::new();
+    let mut skipped = Vec::new();
     let mut found = 0;
     for (file, _) in files {
         let checked = crate::driver::check_file(file, &options).map_err(|e| (file.clone(), e))?;
@@ -246,6 +283,16 @@ pub fn fragment_of_files(
             empty.push(file.clone());
         }
         found += checked.invocations.len();
+        for c in &checked.invocations {
+            if let Some(first) = c.diagnostics().iter().next() {
+                skipped.push(Skipped {
+                    file: file.clone(),
+                    name: c.lock_key().or_else(|| c.name()),
+                    errors: c.diagnostics().len(),
+                    first: first.message.clone(),
+                });
+            }
+        }
         planned.extend(checked.invocations);
     }
     let plans: Vec<_> = planned.iter().filter_map(crate::Checked::planned).collect();
@@ -255,6 +302,7 @@ pub fn fragment_of_files(
         read,
         invocations: found,
         planned: plans.len(),
+        skipped,
         empty,
     })
 }

@@ -31,8 +31,12 @@
 //! end
 //! ```
 //!
-//! `region NAME PLANNED proven|unproven` gives each region's planned bytes (checked against
-//! its offsets) and whether the search that wrote it proved them the fewest;
+//! `region NAME PLANNED proven|unproven` gives each region's planned bytes and whether the
+//! search that wrote it proved them the fewest. Neither is taken as written: the planned
+//! bytes must be where the offsets end (else the entry is an error), and a build proves a
+//! region optimal only where it can check it without a search (the planned bytes at the
+//! lower bound); `memplan lock` and `memplan lock --check` search again to check a proof
+//! above it ([`claims`]);
 //! `buffer REGION OFFSET NAME`, one per buffer in declaration order (a name's `\` and line
 //! breaks written `\\`, `\n`, `\r`). Lines starting with `#` and blank lines are ignored.
 
@@ -41,6 +45,7 @@ use std::path::{Path, PathBuf};
 
 use memplan_planner::{
     LockedError, PLAN_RULES, Placed, Placement, Plan, PlanError, Problem, Strategy, plan_from,
+    search_proves,
 };
 
 use crate::diag::Diagnostics;
@@ -251,10 +256,18 @@ pub fn parse(text: &str) -> Result<Vec<Entry>, String> {
         };
         match (word, current.as_mut()) {
             ("format", None) if !format_seen => {
-                if rest != FORMAT.to_string() {
-                    return Err(err(&format!(
-                        "format `{rest}` is not one this memplan reads (format {FORMAT}): run `memplan lock` again"
-                    )));
+                match rest.parse::<u32>() {
+                    Ok(FORMAT) => {}
+                    Ok(n) if n > FORMAT => {
+                        return Err(err(&format!(
+                            "format {n} is newer than this memplan reads (format {FORMAT}): the file was written by a newer memplan"
+                        )));
+                    }
+                    _ => {
+                        return Err(err(&format!(
+                            "format `{rest}` is not one this memplan reads (format {FORMAT})"
+                        )));
+                    }
                 }
                 format_seen = true;
             }
@@ -371,7 +384,7 @@ impl Lookup {
     pub fn note(&self, key: &str) -> Option<String> {
         match self {
             Lookup::Fresh(..) => Some(format!(
-                "lock: the offsets are the entry of `{key}` in {FILE_NAME}, validated: no search ran in this build (nodes 0; `optimal` is what `memplan lock` proved)\n"
+                "lock: the offsets are the entry of `{key}` in {FILE_NAME}, validated: no search ran in this build (nodes 0; `optimal` is what it checks without one: the planned bytes at the lower bound)\n"
             )),
             Lookup::Stale(_) => Some(format!(
                 "lock: the entry of `{key}` in {FILE_NAME} is stale (the plan's inputs changed since `memplan lock`): planned again; run `memplan lock` to update it\n"
@@ -409,12 +422,15 @@ pub(crate) fn lookup(
     };
     let path = root.join(FILE_NAME);
     let key = key(model);
-    let found = match std::fs::read(&path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Lookup::NoFile(path.clone()),
+    let found = match memplan_planner::files::read_input(&path) {
+        Err(e) if e.is_not_found() => Lookup::NoFile(path.clone()),
         Err(e) => {
             diags.at(
                 model.name.span(),
-                format!("{}: cannot be read: {e}", path.display()),
+                format!(
+                    "{}: {e}; it cannot be used (remove it, then run `memplan lock` to write it again)",
+                    path.display()
+                ),
             );
             return Lookup::Off;
         }
@@ -428,7 +444,7 @@ pub(crate) fn lookup(
                     diags.at(
                         model.name.span(),
                         format!(
-                            "{}: {e}; it cannot be used (run `memplan lock` to write it again)",
+                            "{}: {e}; it cannot be used (fix it, or remove it and run `memplan lock` to write it again)",
                             path.display()
                         ),
                     );
@@ -534,8 +550,7 @@ pub(crate) fn plan_of(problem: &Problem, entry: &Entry) -> Result<Plan, Refused>
             offset: l.offset,
         });
     }
-    let proven: Vec<bool> = entry.regions.iter().map(|r| r.proven).collect();
-    let plan = match plan_from(problem, entry.strategy, placed, &proven) {
+    let plan = match plan_from(problem, entry.strategy, placed) {
         Ok(p) => p,
         Err(LockedError::Problem(errors)) => return Err(Refused::Planner(errors)),
         Err(LockedError::Invalid(why)) => {
@@ -551,4 +566,78 @@ pub(crate) fn plan_of(problem: &Problem, entry: &Entry) -> Result<Plan, Refused>
         }
     }
     Ok(plan)
+}
+
+/// An entry's claim that a region is proven optimal, checked against a plan of its offsets
+/// ([`plan_of`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Claim {
+    /// The region.
+    pub region: String,
+    /// Its planned bytes.
+    pub planned: u64,
+    /// What the entry says.
+    pub claimed: bool,
+    /// Proven without a search: the planned bytes are at the lower bound.
+    pub at_bound: bool,
+}
+
+/// Each region's proof claim in `entry` beside what `plan` (the plan of its offsets,
+/// [`plan_of`]) proves without a search.
+pub fn claims(entry: &Entry, plan: &Plan) -> Vec<Claim> {
+    entry
+        .regions
+        .iter()
+        .zip(&plan.regions)
+        .map(|(l, rp)| Claim {
+            region: l.name.clone(),
+            planned: rp.planned_bytes,
+            claimed: l.proven,
+            at_bound: rp.proven_optimal,
+        })
+        .collect()
+}
+
+/// What a search proves of the claims `entry` makes of `plan`, a plan of `problem` from
+/// its offsets: each region's proof as it is to be written (proven at the lower bound, or
+/// claimed and proven again by a search with the entry's strategy; an `unproven` claim
+/// above the bound is not searched), and a message for each claim that is not what is
+/// proven. A search runs only for a region claimed proven above its lower bound.
+pub fn check_claims(entry: &Entry, problem: &Problem, plan: &Plan) -> (Vec<bool>, Vec<String>) {
+    let mut proven = Vec::new();
+    let mut wrong = Vec::new();
+    for (r, c) in claims(entry, plan).into_iter().enumerate() {
+        let is = c.at_bound || (c.claimed && search_proves(problem, plan, r));
+        if c.claimed && !is {
+            wrong.push(format!(
+                "the entry says region `{}` is proven optimal at {} bytes, and neither its lower bound nor a search with {} proves it",
+                c.region, c.planned, entry.strategy
+            ));
+        } else if !c.claimed && is {
+            wrong.push(format!(
+                "the entry says region `{}` is unproven, and its {} bytes are at its lower bound: proven optimal",
+                c.region, c.planned
+            ));
+        }
+        proven.push(is);
+    }
+    (proven, wrong)
+}
+
+/// The line the `REPORT` adds for the regions `entry` claims proven optimal and `plan`
+/// (the plan of its offsets) does not prove without a search: the claim is not repeated.
+pub(crate) fn unchecked_note(entry: &Entry, plan: &Plan) -> Option<String> {
+    let unchecked: Vec<String> = claims(entry, plan)
+        .into_iter()
+        .filter(|c| c.claimed && !c.at_bound)
+        .map(|c| format!("`{}` ({} bytes)", c.region, c.planned))
+        .collect();
+    if unchecked.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "lock: the entry says a search proved region{} {} optimal; this build does not search, so it does not say so (`memplan lock --check` searches again to check it)\n",
+        if unchecked.len() == 1 { "" } else { "s" },
+        unchecked.join(", ")
+    ))
 }

@@ -64,7 +64,9 @@ impl MemoryX {
         for dir in [root, out_dir].into_iter().flatten() {
             let path = dir.join("memory.x");
             out.searched.push(path.clone());
-            if !path.is_file() {
+            // A path that names nothing is looked past; one that names a folder, a FIFO or
+            // a device is found, and refused without being opened.
+            if std::fs::metadata(&path).is_err() {
                 continue;
             }
             match memplan_planner::files::read_text(&path) {

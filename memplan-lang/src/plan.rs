@@ -7,7 +7,7 @@
 //! it is a compile error. A panic inside the planner (a bug too) is caught and reported the
 //! same way, so the macro itself never panics.
 
-use memplan_planner::{Failure, Names, Plan, PlanError, Problem, plan_validated};
+use memplan_planner::{Failure, Names, Plan, PlanError, Problem, caught, plan_validated};
 
 use std::collections::HashMap;
 
@@ -43,15 +43,19 @@ pub(crate) fn plan(model: &Model, locked: Option<&Entry>, diags: &mut Diagnostic
     let clean = diags.is_empty();
     let (problem, records) = model.problem();
     let result = match locked.filter(|_| clean) {
-        Some(entry) => match std::panic::catch_unwind(|| crate::lock::plan_of(&problem, entry)) {
-            // `plan_of` runs the planner's validator on the locked offsets.
+        // `plan_of` runs the planner's validator on the locked offsets; a panic is caught
+        // where the planner catches its own.
+        Some(entry) => match caught(
+            || crate::lock::plan_of(&problem, entry),
+            Failure::PlannerPanicked,
+        ) {
             Ok(Ok(p)) => Ok(p),
             Ok(Err(Refused::Lock(message))) => {
                 diags.at(model.name.span(), message);
                 return Planned::default();
             }
             Ok(Err(Refused::Planner(errors))) => Err(Failure::Errors(errors)),
-            Err(_) => Err(Failure::PlannerPanicked),
+            Err(failure) => Err(failure),
         },
         None => plan_validated(&problem, model.strategy),
     };

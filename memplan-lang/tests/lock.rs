@@ -90,7 +90,7 @@ fn locked_offsets_survive_a_planner_change() {
     assert_eq!(plan.regions[0].search_nodes, 0);
     assert_eq!(plan.regions[0].lower_bound, 8);
     assert!(
-        locked.report().unwrap().ends_with("lock: the offsets are the entry of `m` in memplan.lock, validated: no search ran in this build (nodes 0; `optimal` is what `memplan lock` proved)\n"),
+        locked.report().unwrap().ends_with("lock: the offsets are the entry of `m` in memplan.lock, validated: no search ran in this build (nodes 0; `optimal` is what it checks without one: the planned bytes at the lower bound)\n"),
         "{}",
         locked.report().unwrap()
     );
@@ -264,4 +264,143 @@ fn the_text_reads_back_as_written() {
         },
         entry
     );
+}
+
+#[test]
+fn a_lock_file_of_a_newer_format_is_an_error_that_says_so() {
+    let dir = root("newer");
+    let text = "format 2\n\nplan m\nfingerprint 00\nend\n";
+    std::fs::write(dir.join(lock::FILE_NAME), text).unwrap();
+    let e = errors(&check(source("").parse().unwrap(), &env(&dir, None)));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].contains("memplan.lock: line 1: format 2 is newer than this memplan reads (format 1): the file was written by a newer memplan"),
+        "{e:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join(lock::FILE_NAME)).unwrap(),
+        text
+    );
+}
+
+/// The region line of the entry of `text`, and the text with it replaced by `line`.
+fn with_region_line(text: &str, line: &str) -> String {
+    let old = text.lines().find(|l| l.starts_with("region ")).unwrap();
+    text.replace(&format!("{old}\n"), &format!("{line}\n"))
+}
+
+#[test]
+fn an_edited_planned_bytes_claim_is_an_error_never_used() {
+    let dir = root("planned-claim");
+    let src = source("");
+    lock(&dir, &src);
+    let path = dir.join(lock::FILE_NAME);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("region r 8 proven\n"), "{text}");
+    std::fs::write(&path, with_region_line(&text, "region r 7 proven")).unwrap();
+    let c = check(src.parse().unwrap(), &env(&dir, None));
+    let e = errors(&c);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].contains("gives region `r` 7 planned bytes, and its offsets end at byte 8"),
+        "{e:?}"
+    );
+    assert!(c.plan().is_none());
+}
+
+/// A pin splits the arena: the optimum, 16 bytes, is above the lower bound, 12, and only a
+/// search proves it.
+const PINNED: &str = "mod m {
+    region r: 64 bytes, align 4;
+    buffer p: 4 bytes in r, live 0..=2, at 4;
+    buffer a: 8 bytes in r, live 0..=0;
+    buffer b: 4 bytes in r, live 1..=2;
+    buffer c: 4 bytes in r, live 2..=2;
+}";
+
+#[test]
+fn an_optimal_claim_is_recomputed_never_taken_as_written() {
+    // At the lower bound: proven whatever the entry says.
+    let dir = root("optimal-claim");
+    let src = source("");
+    lock(&dir, &src);
+    let path = dir.join(lock::FILE_NAME);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, with_region_line(&text, "region r 8 unproven")).unwrap();
+    let c = check(src.parse().unwrap(), &env(&dir, None));
+    assert!(c.diagnostics().is_empty(), "{:?}", errors(&c));
+    assert!(c.plan().unwrap().regions[0].proven_optimal);
+    // Above it: the search that wrote the entry proved 16 bytes optimal, and a build,
+    // which does not search, does not say so, but says why.
+    let dir = root("optimal-search");
+    let searched = lock(&dir, PINNED);
+    assert!(searched.plan().unwrap().regions[0].proven_optimal);
+    let text = std::fs::read_to_string(dir.join(lock::FILE_NAME)).unwrap();
+    assert!(text.contains("region r 16 proven\n"), "{text}");
+    let c = check(PINNED.parse().unwrap(), &env(&dir, None));
+    assert!(c.diagnostics().is_empty(), "{:?}", errors(&c));
+    assert!(matches!(c.lock(), Lookup::Fresh(..)));
+    let plan = c.plan().unwrap();
+    assert!(!plan.regions[0].proven_optimal);
+    let report = c.report().unwrap();
+    assert!(
+        report.ends_with("lock: the entry says a search proved region `r` (16 bytes) optimal; this build does not search, so it does not say so (`memplan lock --check` searches again to check it)\n"),
+        "{report}"
+    );
+    // What `memplan lock` checks: the search proves the claim again ...
+    let entry = c.lock().fresh().unwrap();
+    let problem = c.problem().unwrap();
+    assert_eq!(
+        lock::check_claims(entry, &problem, plan),
+        (vec![true], vec![])
+    );
+    // ... and a claim edited in, on a worse layout, is proven by nothing.
+    let worse = text.replace("buffer r 8 a\n", "buffer r 16 a\n");
+    assert_ne!(worse, text, "the searched layout moved: {text}");
+    std::fs::write(
+        dir.join(lock::FILE_NAME),
+        with_region_line(&worse, "region r 24 proven"),
+    )
+    .unwrap();
+    let c = check(PINNED.parse().unwrap(), &env(&dir, None));
+    assert!(c.diagnostics().is_empty(), "{:?}", errors(&c));
+    let (proven, wrong) = lock::check_claims(
+        c.lock().fresh().unwrap(),
+        &c.problem().unwrap(),
+        c.plan().unwrap(),
+    );
+    assert_eq!(proven, [false]);
+    assert_eq!(
+        wrong,
+        [
+            "the entry says region `r` is proven optimal at 24 bytes, and neither its lower bound nor a search with optimal(nodes = 38000) proves it"
+        ]
+    );
+}
+
+#[test]
+fn plan_keys_are_the_keys_the_plans_are_locked_by() {
+    let dir = root("keys");
+    std::fs::create_dir_all(dir.join("src/a")).unwrap();
+    let file = dir.join("src/a/b.rs");
+    std::fs::write(
+        &file,
+        "mod inner { memory_plan! { mod r#type { region r: 16 bytes; } } }\n\
+         memplan_runtime::memory_plan! { pub mod two { region r: 16 bytes; } }\n\
+         memory_plan! { not a header }\n",
+    )
+    .unwrap();
+    let keys = memplan_lang::driver::plan_keys(&file, Some(&dir)).unwrap();
+    let options = memplan_lang::driver::Options {
+        root: Some(dir.clone()),
+        ..Default::default()
+    };
+    let checked = memplan_lang::driver::check_file(&file, &options).unwrap();
+    let locked: Vec<String> = checked
+        .invocations
+        .iter()
+        .filter_map(Checked::lock_key)
+        .collect();
+    assert_eq!(keys, locked);
+    assert_eq!(keys, ["a::b::inner::type", "a::b::two"]);
 }

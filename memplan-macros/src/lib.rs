@@ -80,8 +80,11 @@ use proc_macro::TokenStream;
 ///   `memplan.lock` in the package root (written by `memplan lock`) holds an entry whose
 ///   fingerprint matches the plan's inputs, its offsets are used once the planner's
 ///   validator accepts them (an entry it rejects is a compile error), with no search; a
-///   stale entry is planned again, and `REPORT` says so. Editing the file rebuilds the
-///   crate.
+///   stale entry is planned again, and `REPORT` says so. The entry's claims are checked,
+///   never taken as written: its planned bytes must be where its offsets end, and a region
+///   is proven optimal only where its planned bytes are at the lower bound (`REPORT` says
+///   when the entry claims more). A lock file that cannot be read, or of a newer format,
+///   is a compile error. Editing the file rebuilds the crate.
 /// - `buffer NAME: SIZE CLAUSES;` a planned buffer. Clauses, in any order, optionally
 ///   separated by commas:
 ///   - `in REGION`: the region; without it the buffer is spilled to the first region, in
@@ -102,7 +105,8 @@ use proc_macro::TokenStream;
 ///   TensorFlow Lite Micro plans it, a `.pte` program as ExecuTorch does; told apart by
 ///   content), typed by its element type where the file gives a primitive one. The path is
 ///   relative to the source file of the invocation, as `include_str!`; editing the file
-///   rebuilds the crate. `from out_dir "FILE"` reads it from the crate's `OUT_DIR` (a build
+///   rebuilds the crate. It must name a regular file: a FIFO, a device or a folder is an
+///   error naming it, refused before it is opened. `from out_dir "FILE"` reads it from the crate's `OUT_DIR` (a build
 ///   script's output). The file's own offsets and memory ids are ignored: `in REGION`
 ///   decides the region and memplan plans the offsets. The plan's `REPORT` names each file
 ///   read, with its size and SHA-256. A model's tensors keep the file's names where they

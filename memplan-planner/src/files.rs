@@ -32,6 +32,7 @@ mod error;
 mod flatbuffer;
 mod model;
 mod model_plan;
+mod output;
 mod plan_file;
 mod read;
 mod rows;
@@ -46,8 +47,11 @@ pub use model::{
 };
 #[cfg(feature = "write")]
 pub use model_plan::write_model_plan;
-pub use plan_file::{FileBuffer, FileRegion, Format, PlanFile, ProblemOptions, UNBOUNDED};
-pub use read::{MAX_FILE_BYTES, read_bounded, read_text};
+pub use output::{WriteError, same_file, write_file, write_with};
+pub use plan_file::{FileBuffer, FileRegion, Format, PlanFile, ProblemOptions, Role, UNBOUNDED};
+pub use read::{
+    InputError, MAX_FILE_BYTES, kind_of, open_input, read_bounded, read_input, read_text,
+};
 pub use rows::{
     ExecutorchRow, MinimallocRow, parse_executorch, parse_minimalloc, read_executorch,
     read_minimalloc,

@@ -62,14 +62,14 @@ pub use instance::{
     AlignedBound, Instance, Item, Layout, SizeOverflow, align_up, aligned_lower_bound, lower_bound,
 };
 pub use overlaps::{Extent, for_each_overlapping_pair, overlapping_pairs};
-pub use plan::{LockedError, PLAN_RULES, Placed, Plan, RegionPlan, plan, plan_from};
+pub use plan::{LockedError, PLAN_RULES, Placed, Plan, RegionPlan, plan, plan_from, search_proves};
 pub use problem::{
     Buffer, DEFAULT_REGION_ALIGN, Lifetime, MAX_ALIGN, Placement, Problem, Region, Step,
 };
 pub use similar::closest;
 pub use strategy::{Fit, Outcome, Strategy, StrategyError, pack, pack_within};
 pub use validate::{Violation, validate};
-pub use validated::{Failure, plan_validated, validated};
+pub use validated::{Failure, caught, plan_validated, validated};
 
 #[cfg(test)]
 mod tests;

@@ -59,11 +59,25 @@ impl fmt::Display for Failure {
 /// [`Failure::Errors`] when the problem has no plan; the other variants only on a bug in
 /// memplan (a panic is caught, not propagated).
 pub fn plan_validated(problem: &Problem, strategy: Strategy) -> Result<Plan, Failure> {
-    match std::panic::catch_unwind(|| plan(problem, strategy)) {
-        Ok(Ok(p)) => validated(problem, p),
-        Ok(Err(errors)) => Err(Failure::Errors(errors)),
-        Err(_) => Err(Failure::PlannerPanicked),
+    match caught(|| plan(problem, strategy), Failure::PlannerPanicked)? {
+        Ok(p) => validated(problem, p),
+        Err(errors) => Err(Failure::Errors(errors)),
     }
+}
+
+/// `f()`, or `failure` when it panics (a bug in memplan: the planner or the validator):
+/// the one place memplan catches a panic, so that none unwinds into its caller (inside
+/// rustc, an internal compiler error). [`plan_validated`] and [`validated`] go through it,
+/// and so does any other way to a plan (the front end's lock file path).
+///
+/// # Errors
+///
+/// `failure` when `f` panics.
+pub fn caught<T>(
+    f: impl FnOnce() -> T + std::panic::UnwindSafe,
+    failure: Failure,
+) -> Result<T, Failure> {
+    std::panic::catch_unwind(f).map_err(|_| failure)
 }
 
 /// `plan` if [`validate`] accepts it for `problem`: the check every plan goes through
@@ -73,10 +87,9 @@ pub fn plan_validated(problem: &Problem, strategy: Strategy) -> Result<Plan, Fai
 ///
 /// [`Failure::Rejected`] with the first violation, or [`Failure::ValidatorPanicked`].
 pub fn validated(problem: &Problem, plan: Plan) -> Result<Plan, Failure> {
-    match std::panic::catch_unwind(|| validate(problem, &plan)) {
-        Ok(Ok(())) => Ok(plan),
-        Ok(Err(v)) => Err(Failure::Rejected(v)),
-        Err(_) => Err(Failure::ValidatorPanicked),
+    match caught(|| validate(problem, &plan), Failure::ValidatorPanicked)? {
+        Ok(()) => Ok(plan),
+        Err(v) => Err(Failure::Rejected(v)),
     }
 }
 

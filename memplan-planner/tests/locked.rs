@@ -1,7 +1,10 @@
 //! `plan_from`: a plan from given placements (a lock file's) has the figures `plan` gives
-//! its own placements, and placements that break a rule are refused.
+//! its own placements, with the proofs a search gives found again by `search_proves`, and
+//! placements that break a rule are refused.
 
-use memplan_planner::{Buffer, LockedError, Placed, Problem, Region, Strategy, plan, plan_from};
+use memplan_planner::{
+    Buffer, LockedError, Placed, Problem, Region, Strategy, plan, plan_from, search_proves,
+};
 
 /// Two regions; an in-place pair, a pinned buffer, a spilled one and a zero-size one.
 fn problem() -> Problem {
@@ -35,29 +38,78 @@ fn the_planner_s_own_placements_give_its_own_plan() {
     let p = problem();
     for strategy in [Strategy::Greedy, Strategy::BestOf, Strategy::default()] {
         let planned = plan(&p, strategy).unwrap();
-        let proven: Vec<bool> = planned.regions.iter().map(|r| r.proven_optimal).collect();
-        let from = plan_from(&p, strategy, planned.buffers.clone(), &proven).unwrap();
+        let from = plan_from(&p, strategy, planned.buffers.clone()).unwrap();
         assert_eq!(from.buffers, planned.buffers);
-        for (a, b) in from.regions.iter().zip(&planned.regions) {
+        for (r, (a, b)) in from.regions.iter().zip(&planned.regions).enumerate() {
             assert_eq!(a.search_nodes, 0);
             assert_eq!(
                 (a.capacity, a.planned_bytes, a.lower_bound),
                 (b.capacity, b.planned_bytes, b.lower_bound)
             );
+            assert_eq!((a.peak_step, a.align), (b.peak_step, b.align));
+            // Proven without a search only at a lower bound, which the planner proves too;
+            // a search proves the rest.
+            assert!(!a.proven_optimal || b.proven_optimal);
             assert_eq!(
-                (a.peak_step, a.align, a.proven_optimal),
-                (b.peak_step, b.align, b.proven_optimal)
+                a.proven_optimal || search_proves(&p, &from, r),
+                b.proven_optimal,
+                "{strategy}, region {r}"
             );
         }
     }
+}
+
+/// A pin splits the arena, and the optimum (16 bytes) is above the lower bound (12): only
+/// a search proves it, and a plan whose layout is worse is proven by nothing.
+#[test]
+fn a_proof_above_the_lower_bound_takes_the_search() {
+    let p = Problem {
+        regions: vec![Region {
+            name: "r".into(),
+            capacity: 64,
+            align: 4,
+        }],
+        buffers: vec![
+            Buffer::new("p", 4, 0, 0, 2).pinned_at(4),
+            Buffer::new("a", 8, 0, 0, 0),
+            Buffer::new("b", 4, 0, 1, 2),
+            Buffer::new("c", 4, 0, 2, 2),
+        ],
+    };
+    let planned = plan(&p, Strategy::default()).unwrap();
+    assert_eq!(
+        (
+            planned.regions[0].planned_bytes,
+            planned.regions[0].lower_bound
+        ),
+        (16, 12)
+    );
+    assert!(planned.regions[0].proven_optimal);
+    let from = plan_from(&p, Strategy::default(), planned.buffers.clone()).unwrap();
+    assert_eq!(from.regions[0].planned_bytes, 16);
+    assert!(!from.regions[0].proven_optimal, "12 bytes are live at most");
+    assert!(search_proves(&p, &from, 0));
+    // Greedy does not search: it proves nothing above the bound.
+    let greedy = plan_from(&p, Strategy::Greedy, planned.buffers.clone()).unwrap();
+    assert!(!search_proves(&p, &greedy, 0));
+    // A worse layout: every buffer on its own bytes.
+    let mut spread = planned.buffers.clone();
+    for (i, b) in spread.iter_mut().enumerate().skip(1) {
+        b.offset = 8 + 8 * i as u64;
+    }
+    let worse = plan_from(&p, Strategy::default(), spread).unwrap();
+    assert_eq!(worse.regions[0].planned_bytes, 36);
+    assert!(!worse.regions[0].proven_optimal);
+    assert!(!search_proves(&p, &worse, 0));
+    // A region that does not exist.
+    assert!(!search_proves(&p, &worse, 1));
 }
 
 #[test]
 fn placements_that_break_a_rule_are_refused() {
     let p = problem();
     let good = plan(&p, Strategy::default()).unwrap();
-    let proven = vec![false, false];
-    let refused = |placed: Vec<Placed>| match plan_from(&p, Strategy::Greedy, placed, &proven) {
+    let refused = |placed: Vec<Placed>| match plan_from(&p, Strategy::Greedy, placed) {
         Err(LockedError::Invalid(why)) => why,
         other => panic!("{other:?}"),
     };
@@ -101,7 +153,7 @@ fn placements_that_break_a_rule_are_refused() {
     nowhere[4].region = 2;
     assert!(refused(nowhere).contains("memory id 2"));
     // Too few placements.
-    assert!(refused(good.buffers[..3].to_vec()).contains("3 buffers in 2 regions are given"));
+    assert!(refused(good.buffers[..3].to_vec()).contains("3 buffers are given"));
 }
 
 #[test]
@@ -115,7 +167,7 @@ fn a_problem_with_errors_gives_the_planner_s_errors() {
         };
         p.buffers.len()
     ];
-    match plan_from(&p, Strategy::Greedy, placed, &[false, false]) {
+    match plan_from(&p, Strategy::Greedy, placed) {
         Err(LockedError::Problem(errors)) => {
             assert_eq!(errors, plan(&p, Strategy::Greedy).unwrap_err())
         }

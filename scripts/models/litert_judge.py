@@ -5,8 +5,9 @@
 
 Both models run in LiteRT (`ai_edge_litert.interpreter`), with its default op resolver
 (optimized kernels, XNNPACK) and with its reference kernels (BUILTIN_REF), on the same fixed
-inputs (model_inputs.py: three seeded sets covering every input's dtype and shape, plus
-TFLM's two test images for person detection's 1x96x96x1 int8 input). Every output must be
+inputs (model_inputs.py: four seeded sets covering every input's dtype and shape, of the
+first family that changes the original's outputs, plus TFLM's two test images for person
+detection's 1x96x96x1 int8 input), in a row on one interpreter. Every output must be
 identical byte for byte.
 
 LiteRT plans its own arena and ignores `OfflineMemoryAllocation` (it is TFLM's metadata):
@@ -22,7 +23,8 @@ the only dimension); nothing else is touched, and the patch is reported.
 
 Exit status: 0 when every output is identical; 1 on any difference, or when LiteRT refuses
 the written model but runs the original; 3 when LiteRT refuses the original too (not judged:
-e.g. Vela's ethos-u custom operator).
+e.g. Vela's ethos-u custom operator); 5 when no input family changes the original's outputs
+(not judged by outputs).
 
 `--self-test` checks the judge on each MODEL: an exact copy must pass; a copy with a
 deliberately overlapping offline plan must also pass here (LiteRT ignores the plan, as said
@@ -49,7 +51,6 @@ import tflite_plan  # noqa: E402
 from ai_edge_litert.interpreter import Interpreter, OpResolverType  # noqa: E402
 from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema  # noqa: E402
 
-SEEDED_SETS = 3
 RESOLVERS = (OpResolverType.AUTO, OpResolverType.BUILTIN_REF)
 
 
@@ -92,8 +93,7 @@ def quiet_fd2():
             os.close(saved)
 
 
-def run(data: bytes, resolver: OpResolverType, preserve_all: bool = False):
-    """Interpreter and outputs per fixed input set (raw bytes of each output, in order)."""
+def interpreter(data: bytes, resolver: OpResolverType, preserve_all: bool = False):
     try:
         with quiet_fd2():
             interp = Interpreter(
@@ -104,16 +104,21 @@ def run(data: bytes, resolver: OpResolverType, preserve_all: bool = False):
             interp.allocate_tensors()
     except Exception as e:
         raise Refused(f"{type(e).__name__}: {e}") from e
+    return interp
+
+
+def specs(data: bytes, resolver: OpResolverType):
+    """The model's inputs as [(shape, dtype, zero point)]."""
+    ins = interpreter(data, resolver).get_input_details()
+    return [(d["shape"], d["dtype"], z) for d, z in zip(ins, model_inputs.zero_points(data))]
+
+
+def run(data: bytes, resolver: OpResolverType, sets: dict, preserve_all: bool = False):
+    """Interpreter and outputs per input set of `sets`, run in order on one interpreter
+    (raw bytes of each output, in order)."""
+    interp = interpreter(data, resolver, preserve_all)
     ins = interp.get_input_details()
     outs = interp.get_output_details()
-    specs = [(d["shape"], d["dtype"]) for d in ins]
-    sets = {
-        f"seed{k}": [model_inputs.seeded(s, t, k, i) for i, (s, t) in enumerate(specs)]
-        for k in range(SEEDED_SETS)
-    }
-    if model_inputs.is_person_input(specs):
-        for name in model_inputs.TFLM_IMAGES:
-            sets[name] = [model_inputs.tflm_image(name)]
     results = {}
     for name, xs in sets.items():
         for d, x in zip(ins, xs):
@@ -133,12 +138,18 @@ def judge(orig_path: str, written_path: str, quiet: bool = False) -> int:
     ok = True
     for resolver in RESOLVERS:
         try:
-            _, out_a = run(orig, resolver)
+            width, sets, out_a = model_inputs.chosen_sets(
+                specs(orig, resolver), lambda sets: run(orig, resolver, sets)[1]
+            )
         except Refused as e:
             say(f"  NOT JUDGED: LiteRT ({resolver.name}) refuses the original: {e}")
             return 3
+        if width is False:
+            say(f"  NOT JUDGED BY OUTPUTS: LiteRT ({resolver.name}) gives the original the same outputs for every input set of every family")
+            return model_inputs.INPUT_INDEPENDENT
+        say(f"  {resolver.name:11} inputs: {len(sets)} sets in a row, {model_inputs.family(width)}")
         try:
-            _, out_b = run(written, resolver)
+            _, out_b = run(written, resolver, sets)
         except Refused as e:
             say(f"  FAIL: LiteRT ({resolver.name}) runs the original but refuses the written model: {e}")
             return 1
@@ -169,13 +180,13 @@ def damaged_weights(data: bytes) -> tuple[bytes, str]:
             buf = model.buffers[sg.tensors[t].buffer]
             if buf.data is not None and len(buf.data) > 0:
                 buf.data = [b ^ 0x55 for b in bytes(bytearray(buf.data))]
-                return tflite_plan.pack(model), f"tensor {t} `{sg.tensors[t].name.decode()}`: {len(buf.data)} bytes XOR 0x55"
+                return tflite_plan.pack(model), f"tensor {t} `{(sg.tensors[t].name or b'').decode()}`: {len(buf.data)} bytes XOR 0x55"
     # No constants (simple_add_model): the first operator's output zero point moved by 1.
     t = sg.operators[0].outputs[0]
     q = sg.tensors[t].quantization
     if q is not None and q.zeroPoint is not None and len(q.zeroPoint) > 0:
         q.zeroPoint = [int(z) + 1 for z in q.zeroPoint]
-        return tflite_plan.pack(model), f"tensor {t} `{sg.tensors[t].name.decode()}`: zero point + 1 (no constants to damage)"
+        return tflite_plan.pack(model), f"tensor {t} `{(sg.tensors[t].name or b'').decode()}`: zero point + 1 (no constants to damage)"
     raise ValueError("nothing to damage: no constant operator input, no quantized output")
 
 
@@ -191,6 +202,9 @@ def self_test(models: list[str]) -> int:
             rc = judge(path, str(copy))
             if rc == 3:
                 print(f"self-test {path}: LiteRT cannot run this model; nothing more to test")
+                continue
+            if rc == model_inputs.INPUT_INDEPENDENT:
+                print(f"self-test {path}: its outputs do not depend on its inputs; nothing to test by outputs")
                 continue
             failures += rc != 0
 

@@ -201,8 +201,8 @@ def overlap_candidates(data: bytes, offsets: list[int]):
                     broken = list(offsets)
                     broken[b] = offsets[a]
                     yield broken, (
-                        f"operator {oi}: tensor {b} `{sg.tensors[y].name.decode()}` moved onto "
-                        f"tensor {a} `{sg.tensors[x].name.decode()}` (offset {offsets[a]})"
+                        f"operator {oi}: tensor {b} `{(sg.tensors[y].name or b'').decode()}` moved onto "
+                        f"tensor {a} `{(sg.tensors[x].name or b'').decode()}` (offset {offsets[a]})"
                     )
 
 

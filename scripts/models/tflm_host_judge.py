@@ -9,20 +9,31 @@ target/tflm-host/tflm_run), not the `tflite-micro` wheel that tflm_judge.py runs
 each model on one interpreter, on fixed inputs: a model whose only input is person
 detection's 1x96x96x1 int8 gets TFLM's two person-detection test images
 (model_inputs.tflm_image: the int8 bytes person_detection_test.cc copies into the input), in
-the order the test runs them (person, then no_person); any other model gets three seeded
-input sets (model_inputs.seeded, sets 0, 1, 2, each input's shape and type read from the
-model), as tflm_judge.py feeds them. tflm_run registers the operators of every committed
-model TFLM has kernels for (person_detection_test.cc's five, FULLY_CONNECTED, ADD).
+the order the test runs them (person, then no_person), after four seeded sets; every model
+gets the four seeded input sets of the first family that changes the original's outputs
+(model_inputs.chosen_sets, each input's shape, type and zero point read from the model), as
+tflm_judge.py feeds them, all in a row on one interpreter (a stateful model carries its
+state from set to set). tflm_run registers the operators of every committed model TFLM
+has host kernels for (person_detection_test.cc's five, FULLY_CONNECTED, ADD,
+UNIDIRECTIONAL_SEQUENCE_LSTM, LOGISTIC, SVDF, QUANTIZE).
 
 It requires:
 - every output byte identical, on every input set, between the original and the written
-  model;
+  model (a model whose outputs no input family changes, TFLM's keyword_scrambled, is said
+  to be one, and the plan checks below decide);
 - TFLM's head (RecordingMicroAllocator's non-persistent bytes, where the planned tensors
-  live) equal to the written offline plan's extent (max offset + size, sizes rounded to 16
+  live) at least the written offline plan's extent (max offset + size, sizes rounded to 16
   as TFLM rounds them): TFLM puts every tensor that has an offline offset at that offset
   (GreedyMemoryPlanner: "Offline planned offset are to be considered constant") and sizes
   the head to the largest offset + size; with every planned tensor offline and no kernel
-  scratch buffer, the head is exactly the plan's extent;
+  scratch buffer, the head is exactly the plan's extent (scratch buffers, planned online,
+  can end above it);
+- no two buffers of TFLM's printed plan (tensors and scratch buffers: size, offset, first
+  and last scope) share a byte while live at a common scope;
+- with `--memplan` (WRITTEN is memplan's): TFLM's head no larger than with the original's
+  plan (its own planner's, for a model without one), and every variable tensor's offline
+  entry -1 (TFLM keeps them in its persistent section; given an offset, a variable tensor
+  is planned over its operators' scopes only and scratch buffers land on its state);
 - for the committed person_detect.tflite (same bytes), the original's outputs equal the
   reference in examples/data/tflite/person_detect_expected.txt (LiteRT's reference kernels,
   and the tflite-micro wheel).
@@ -45,7 +56,8 @@ and every planned tensor at that plan's offset, and that plan must differ from T
 own plan is that one, in reverse tensor order; its extent must be above TFLM's own head
 unless TFLM's own plan already gives every planned tensor its own bytes (then no plan
 without gaps is larger, and the test says so); a copy whose plan moves one tensor onto
-another live at the same operator must fail (outputs changed, or the model refused).
+another live at the same operator must fail (by TFLM's printed plan, and by its outputs where
+some such plan changes them, or the model refused).
 """
 
 from __future__ import annotations
@@ -69,7 +81,6 @@ DEFAULT_ARENA = 1 << 20
 PERSON_DETECT = REPO / "examples/data/tflite/person_detect.tflite"
 EXPECTED = REPO / "examples/data/tflite/person_detect_expected.txt"
 IMAGES = ("person", "no_person")  # the order person_detection_test.cc runs them
-SEEDED_SETS = 3  # as tflm_judge.py
 # numpy dtypes of the schema's TensorType names, for the seeded inputs.
 DTYPES = {"INT8": np.int8, "UINT8": np.uint8, "INT16": np.int16, "INT32": np.int32,
           "INT64": np.int64, "FLOAT32": np.float32, "BOOL": np.bool_}
@@ -79,21 +90,19 @@ class Refused(Exception):
     pass
 
 
-def input_sets(data: bytes, tmp: str) -> dict[str, list[Path]]:
-    """The fixed input sets of the model `data`, written into `tmp`: {set name: [a file of
-    input i's bytes, in input order]}. TFLM's two test images for person detection's input,
-    else the seeded sets (the inputs' shapes and types read from the model)."""
+def input_specs(data: bytes) -> list:
+    """The inputs of subgraph 0 of the model `data`: [(shape, numpy dtype, zero point)]."""
     sg = tflite_plan.load(data).subgraphs[0]
     names = {v: k for k, v in vars(tflite_plan.schema.TensorType).items() if not k.startswith("_")}
-    specs = [(tuple(int(d) for d in sg.tensors[i].shape), DTYPES[names[sg.tensors[i].type]])
-             for i in sg.inputs]
-    if model_inputs.is_person_input(specs):
-        arrays = {name: [model_inputs.tflm_image(name)] for name in IMAGES}
-    else:
-        arrays = {
-            f"seed{k}": [model_inputs.seeded(shape, t, k, i) for i, (shape, t) in enumerate(specs)]
-            for k in range(SEEDED_SETS)
-        }
+    return [
+        (tuple(int(d) for d in sg.tensors[i].shape), DTYPES[names[sg.tensors[i].type]], z)
+        for i, z in zip(sg.inputs, model_inputs.zero_points(data))
+    ]
+
+
+def write_sets(arrays: dict, tmp: str) -> dict[str, list[Path]]:
+    """The input sets `arrays` ({set: [array per input]}) as files in `tmp`: {set name: [a
+    file of input i's bytes, in input order]}."""
     sets = {}
     for name, xs in arrays.items():
         sets[name] = []
@@ -102,6 +111,42 @@ def input_sets(data: bytes, tmp: str) -> dict[str, list[Path]]:
             f.write_bytes(x.tobytes())
             sets[name].append(f)
     return sets
+
+
+def chosen_inputs(tflm_run: Path, model: Path, arena_size: int, tmp: str):
+    """The input sets the original `model` is judged on (model_inputs.chosen_sets: the first
+    family whose sets, in a row, change its outputs; TFLM's two test images too for person
+    detection's input), as files: (family width or False, {set: [files]}, the original's run)."""
+    runs = []
+
+    def original(arrays):
+        runs.append(run(tflm_run, model, arena_size, write_sets(arrays, tmp)))
+        return runs[-1]["outputs"]
+
+    width, arrays, _ = model_inputs.chosen_sets(input_specs(model.read_bytes()), original)
+    return width, write_sets(arrays, tmp), runs[-1]
+
+
+def overlaps(tflm_plan: list) -> list[str]:
+    """Pairs of buffers TFLM's planner placed (its printed plan: size, offset, first, last)
+    that share a byte while live at a common allocation scope, as
+    GreedyMemoryPlanner::DoesEntryOverlapInTime counts scopes. Sorted by offset, each
+    buffer is compared with those after it that start below its end: no quadratic scan
+    over disjoint buffers."""
+    order = sorted(range(len(tflm_plan)), key=lambda i: tflm_plan[i][1])
+    found = []
+    for n, i in enumerate(order):
+        size, off, first, last = tflm_plan[i]
+        if size == 0:
+            continue
+        for j in order[n + 1:]:
+            s2, o2, f2, l2 = tflm_plan[j]
+            if o2 >= off + size:
+                break
+            if s2 and not (f2 > last or first > l2):
+                found.append(f"buffers {i} and {j} (bytes {max(off, o2)}..{min(off + size, o2 + s2)}, "
+                             f"scopes {max(first, f2)}..{min(last, l2)})")
+    return found
 
 
 def run(tflm_run: Path, model: Path, arena_size: int, inputs: dict[str, list[Path]]) -> dict:
@@ -195,17 +240,22 @@ def describe(label: str, path: str, data: bytes, r: dict) -> str:
     )
 
 
-def judge(tflm_run: Path, orig_path: str, written_path: str, arena_size: int, quiet=False) -> int:
+def judge(tflm_run: Path, orig_path: str, written_path: str, arena_size: int, quiet=False,
+          memplan: bool = False) -> int:
     say = (lambda *a: None) if quiet else print
     orig, written = Path(orig_path).read_bytes(), Path(written_path).read_bytes()
     say(f"tflm-host: {orig_path} vs {written_path}")
     with tempfile.TemporaryDirectory() as tmp:
-        inputs = input_sets(orig, tmp)
         try:
-            a = run(tflm_run, Path(orig_path), arena_size, inputs)
+            width, inputs, a = chosen_inputs(tflm_run, Path(orig_path), arena_size, tmp)
         except Refused as e:
             say(f"  NOT JUDGED: TFLM refuses the original: {e}")
             return 3
+        if width is False:
+            say(f"  inputs: the original's outputs are the same for all {len(inputs)} sets of every "
+                "family: the outputs prove nothing here; the plan checks below decide")
+        else:
+            say(f"  inputs: {len(inputs)} sets in a row on one interpreter, {model_inputs.family(width)}")
         try:
             b = run(tflm_run, Path(written_path), arena_size, inputs)
         except Refused as e:
@@ -238,10 +288,12 @@ def judge(tflm_run: Path, orig_path: str, written_path: str, arena_size: int, qu
     if extent is None:
         say("  written model has no offline plan: TFLM planned it itself")
     else:
-        took = b["head"] == extent
+        took = b["head"] >= extent
         say(
             f"  written plan: TFLM head {b['head']} vs plan extent {extent}: "
-            + ("equal" if took else "NOT EQUAL")
+            + ("equal" if b["head"] == extent else
+               "head larger (the kernels' scratch buffers, planned online, above the plan)" if took else
+               "HEAD SMALLER: TFLM did not take the plan")
         )
         ok &= took
         placed = placed_as_planned(written, b["plan"])
@@ -264,6 +316,27 @@ def judge(tflm_run: Path, orig_path: str, written_path: str, arena_size: int, qu
                    ": the same plan, offset for offset; that TFLM takes an offline plan is "
                    "shown by --self-test")
             )
+    clash = overlaps(b["plan"])
+    say(f"  written plan: of the {len(b['plan'])} buffers TFLM planned, "
+        + (f"{len(clash)} pairs SHARE BYTES while live: {'; '.join(clash[:4])}" if clash else
+           "no two live at a common scope share a byte"))
+    ok &= not clash
+    if memplan:
+        no_larger = b["head"] <= a["head"]
+        say(f"  memplan's plan: TFLM head {b['head']}, with the original's plan {a['head']}: "
+            + ("no larger" if no_larger else "LARGER"))
+        ok &= no_larger
+        plan = tflite_plan.read_offline_plan(written)
+        model = tflite_plan.load(written)
+        g, offline_vars = 0, []
+        for sg in model.subgraphs:
+            for t in sg.tensors:
+                if t.isVariable and plan is not None and plan.offsets[g] != tflite_plan.ONLINE:
+                    offline_vars.append(g)
+                g += 1
+        if offline_vars:
+            say(f"  memplan's plan: variable tensors {offline_vars} OFFLINE (TFLM would plan scratch onto their state)")
+        ok &= not offline_vars
     say("  RESULT: " + ("ok" if ok else "MISMATCH"))
     return 0 if ok else 1
 
@@ -283,8 +356,7 @@ def self_test(tflm_run: Path, path: str, arena_size: int) -> int:
             print(f"self-test FAILURE: the exact copy gives {rc}")
             return 1
 
-        inputs = input_sets(data, tmp)
-        own = run(tflm_run, Path(path), arena_size, inputs)
+        _, inputs, own = chosen_inputs(tflm_run, Path(path), arena_size, tmp)
 
         offsets = tflite_plan.naive_offsets(data)
         naive = Path(tmp, "naive_plan.tflite")
@@ -301,7 +373,7 @@ def self_test(tflm_run: Path, path: str, arena_size: int) -> int:
             held, why = placed_as_planned(naive.read_bytes(), own["plan"])
         extent = tflite_plan.plan_extent(naive.read_bytes())
         print(f"self-test {path}: our own offline plan (every tensor its own bytes, extent "
-              f"{extent}) must pass with TFLM's head = {extent}, not its own {own['head']}")
+              f"{extent}) must pass with TFLM's head at least {extent} (its own: {own['head']})")
         failures += judge(tflm_run, path, str(naive), arena_size) != 0
         print(f"  TFLM's own offsets against the spread plan: {why}")
         if held:
@@ -310,16 +382,21 @@ def self_test(tflm_run: Path, path: str, arena_size: int) -> int:
         model = tflite_plan.load(data)
         spread = sum(tflite_plan.align_up(tflite_plan.tensor_bytes(model.subgraphs[si].tensors[ti]))
                      for _, si, ti in tflite_plan.planned_tensors(model))
+        scratch = len(own["plan"]) - len(tflite_plan.planned_tensors(model))
         if own["head"] == spread == extent:
             print(f"  TFLM's own head {own['head']} already gives every planned tensor its own "
                   "bytes: no plan without gaps is larger; the offsets above show TFLM took this one")
+        elif extent <= own["head"] and scratch > 0:
+            print(f"  the spread plan's extent {extent} is not above TFLM's own head {own['head']}, "
+                  f"which its {scratch} kernel scratch buffers raise: the offsets above show TFLM took it")
         elif extent <= own["head"]:
             print(f"self-test FAILURE: the spread plan's extent {extent} is not above TFLM's "
                   f"own head {own['head']}: it shows nothing")
             failures += 1
 
         print(f"self-test {path}: a plan with two tensors live at one operator on the same "
-              "bytes must change the outputs or be refused")
+              "bytes must fail: by TFLM's printed plan, and by the outputs where they change")
+        first = True
         for broken, desc in tflite_plan.overlap_candidates(data, offsets):
             bad = Path(tmp, "overlap.tflite")
             bad.write_bytes(tflite_plan.with_offline_plan(data, broken))
@@ -328,16 +405,24 @@ def self_test(tflm_run: Path, path: str, arena_size: int) -> int:
             except Refused as e:
                 print(f"  {desc}: refused ({e})")
                 break
+            if first:
+                print(f"  {desc}: the judge must fail it")
+                failures += judge(tflm_run, path, str(bad), arena_size) != 1
+                first = False
             if r["outputs"] != own["outputs"]:
                 print(f"  {desc}: outputs change: "
                       f"{ {k: shown(v) for k, v in own['outputs'].items()} } -> "
                       f"{ {k: shown(v) for k, v in r['outputs'].items()} }")
                 failures += judge(tflm_run, path, str(bad), arena_size) != 1
                 break
-            print(f"  {desc}: outputs unchanged (harmless here), next")
+            print(f"  {desc}: outputs unchanged (harmless to them here), next")
         else:
-            print("self-test FAILURE: no overlapping plan changed an output")
-            failures += 1
+            if first:
+                print("self-test FAILURE: no overlapping plan to try")
+                failures += 1
+            else:
+                print("  no overlapping plan changes an output of this model: its plans are "
+                      "judged by TFLM's printed plan")
     print(f"self-test: {'ok' if failures == 0 else f'{failures} FAILURE(S)'}")
     return 0 if failures == 0 else 1
 
@@ -348,6 +433,9 @@ def main() -> int:
     p.add_argument("--tflm-run", type=Path, default=DEFAULT_RUN)
     p.add_argument("--arena-size", type=int, default=DEFAULT_ARENA)
     p.add_argument("--self-test", action="store_true")
+    p.add_argument("--memplan", action="store_true",
+                   help="WRITTEN is memplan's: also require TFLM's head no larger than with the "
+                        "original's plan, and every variable tensor's offline entry -1")
     a = p.parse_args()
     if not a.tflm_run.is_file():
         p.error(f"no {a.tflm_run}: build it with scripts/models/tflm_host/build.sh")
@@ -357,7 +445,7 @@ def main() -> int:
         return 0 if failures == 0 else 1
     if len(a.models) != 2:
         p.error("give ORIGINAL.tflite WRITTEN.tflite")
-    return judge(a.tflm_run, a.models[0], a.models[1], a.arena_size)
+    return judge(a.tflm_run, a.models[0], a.models[1], a.arena_size, memplan=a.memplan)
 
 
 if __name__ == "__main__":

@@ -58,13 +58,17 @@ pub(super) fn check(cx: &mut Lowering<'_>) {
         return;
     }
     let mx = MemoryX::find(cx.env.root.as_deref(), cx.env.out_dir.as_deref());
-    if let Some(path) = &mx.path {
+    // Editing it rebuilds the crate; only a regular file is kept (`include_bytes!` of a
+    // FIFO would block the compiler).
+    if let Some(path) = mx.path.as_ref().filter(|p| p.is_file()) {
         cx.model.files.push(path.clone());
     }
     if let (Some(path), Some(e)) = (&mx.path, &mx.error) {
         let span = placed(&cx.model)[0].memory.span();
         cx.diags
             .at(span, format!("memory.x `{}`: {e}", path.display()));
+        // Its banks are not known: nothing else is checked against it.
+        return;
     }
     let mut rest_of: Vec<(usize, u64)> = Vec::new();
     let mut errors: Vec<(Span, String)> = Vec::new();

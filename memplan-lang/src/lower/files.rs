@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use memplan_planner::Buffer;
-use memplan_planner::files::{FileBuffer, ModelFormat, Primitive, detect_model, parse_bytes};
+use memplan_planner::files::{FileBuffer, ModelFormat, Primitive, Role, detect_model, parse_bytes};
 use proc_macro2::Span;
 use syn::{Ident, LitStr};
 
@@ -90,7 +90,12 @@ pub(super) fn declare(cx: &mut Lowering<'_>, f: FileDecl, schedule: bool) {
         }
     }
     let file = match parse_bytes(&bytes, &shown) {
-        Ok(file) => file,
+        // A model's kernel scratch is not a buffer here: a memory_plan! gives kernels the
+        // temp pool.
+        Ok(mut file) => {
+            file.buffers.retain(|b| b.role != Role::Scratch);
+            file
+        }
         Err(e) => {
             // Each faulty row, entry, tensor or operator its own error (the first few, then
             // how many more).

@@ -464,4 +464,8 @@ pub struct ModelFile {
     /// The last step (`operators`' last, or the subgraph inputs' step 0 when there are
     /// none).
     pub last_step: Step,
+    /// The scratch buffers the runtime's kernels request when they are prepared (TFLite
+    /// Micro's reference kernels, [`super::tflite::Scratch`]); empty for ExecuTorch, whose
+    /// kernels take temporary memory from the temp allocator instead.
+    pub scratch: super::tflite::Scratch,
 }

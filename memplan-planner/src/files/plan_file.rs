@@ -49,7 +49,26 @@ impl Format {
             Format::Tflite | Format::Pte => 16,
         }
     }
+
+    /// The bytes the format's runtime reserves for a buffer of `size` bytes: TensorFlow
+    /// Lite Micro rounds every planned tensor up to 16 bytes before it plans
+    /// (`micro_allocator.cc`, `CreatePlan`: `AlignSizeUp(bytes,
+    /// MicroArenaBufferAlignment())`, 16 in `micro_arena_constants.h`), so a `.tflite`
+    /// model's buffers are that size in TensorFlow Lite Micro's arena; every other format's
+    /// `size`. Saturates at `u64::MAX` (the planner refuses such a size).
+    pub fn runtime_size(self, size: u64) -> u64 {
+        match self {
+            Format::Tflite => size
+                .checked_next_multiple_of(TFLM_SIZE_ROUNDING)
+                .unwrap_or(u64::MAX),
+            _ => size,
+        }
+    }
 }
+
+/// The multiple TensorFlow Lite Micro rounds each planned tensor's bytes up to
+/// ([`Format::runtime_size`]).
+pub const TFLM_SIZE_ROUNDING: u64 = 16;
 
 /// A region a plan file declares (only JSON files declare regions).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,6 +117,26 @@ pub struct FileBuffer {
     /// The buffer (an index into [`PlanFile::buffers`]) whose bytes it takes in place
     /// (JSON's `in_place_of`).
     pub in_place_of: Option<usize>,
+    /// What it holds for the runtime: a tensor, state kept across invocations, or a
+    /// kernel's scratch.
+    pub role: Role,
+}
+
+/// What a [`FileBuffer`] of a model holds for its runtime.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Role {
+    /// A tensor the runtime plans (every buffer of a plan file).
+    #[default]
+    Tensor,
+    /// A tensor that keeps its bytes from one invocation to the next (a TFLite variable
+    /// tensor: LSTM or SVDF state), live at every step. TensorFlow Lite Micro allocates
+    /// such a tensor in its persistent section, outside the planned one, unless an offline
+    /// plan gives it an offset.
+    Persistent,
+    /// A scratch buffer a kernel requests when it is prepared
+    /// ([`super::tflite::ScratchRequest`]), live at its operator's steps: the runtime
+    /// places it itself, around the tensors' offsets. It has no offset in any file.
+    Scratch,
 }
 
 impl FileBuffer {
@@ -118,6 +157,7 @@ impl FileBuffer {
             shape: None,
             origin: None,
             in_place_of: None,
+            role: Role::Tensor,
         }
     }
 

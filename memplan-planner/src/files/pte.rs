@@ -586,6 +586,7 @@ impl<'a> Reader<'a> {
                 outputs,
             }],
             last_step: instrs.len().saturating_sub(1) as u32,
+            scratch: Default::default(),
             operators,
         })
     }

@@ -58,9 +58,11 @@
 //! reads (files older than schema 3a's `builtin_code` have only `deprecated_builtin_code`;
 //! operator names use the larger of the two, as TensorFlow Lite's `GetBuiltinCode` does).
 
+mod head;
 mod offline;
 mod options;
 mod scopes;
+mod scratch;
 mod shared;
 mod types;
 #[cfg(feature = "write")]
@@ -70,7 +72,9 @@ use std::cell::RefCell;
 
 use memplan_flatbuffers::tflite::{self as fb, BuiltinOperator, Model};
 
+pub use head::tflm_head;
 pub use offline::{METADATA_NAME, ONLINE};
+pub use scratch::{Scratch, ScratchRequest};
 #[cfg(feature = "write")]
 pub use write::write_offline_plan;
 
@@ -262,6 +266,7 @@ impl<'a> Reader<'a> {
             });
         }
 
+        let scratch = self.scratch(&subgraphs, &tensors, &scopes.visits)?;
         let infos = &tensors;
         let alias_groups = shared::groups(&mut planned, &operators, &custom, |g, t| {
             let t = usize::try_from(t).ok()?;
@@ -293,6 +298,7 @@ impl<'a> Reader<'a> {
                 .collect(),
             operators,
             last_step: scopes.last_scope,
+            scratch,
         })
     }
 
@@ -317,6 +323,73 @@ impl<'a> Reader<'a> {
             }
         }
         self.err(e.to_string())
+    }
+
+    /// The scratch buffers the kernels of the operators the walk `visits` request
+    /// ([`scratch`]), in TensorFlow Lite Micro's order: subgraph by subgraph, operator by
+    /// operator, each live over the steps of every visit of its operator.
+    fn scratch(
+        &self,
+        subgraphs: &[fb::SubGraph<'a>],
+        tensors: &[Tensors],
+        visits: &[(crate::problem::Step, u32, u32)],
+    ) -> Result<Scratch, FileError> {
+        let mut steps: std::collections::BTreeMap<(u32, u32), Lifetime> = Default::default();
+        for &(step, g, k) in visits {
+            steps
+                .entry((g, k))
+                .and_modify(|l| {
+                    *l = l.hull(&Lifetime {
+                        first: step,
+                        last: step,
+                    })
+                })
+                .or_insert(Lifetime {
+                    first: step,
+                    last: step,
+                });
+        }
+        let mut out = Scratch::default();
+        let mut unmodelled = std::collections::BTreeSet::new();
+        for (&(g, k), &lifetime) in &steps {
+            let Some(op) = subgraphs[g as usize]
+                .operators()
+                .and_then(|ops| ((k as usize) < ops.len()).then(|| ops.get(k as usize)))
+            else {
+                continue;
+            };
+            let (code, name) = self.code(g, k, &op)?;
+            let rule = scratch::Op {
+                code,
+                name: &name,
+                op: &op,
+                tensors: &tensors[g as usize],
+            };
+            match scratch::requests(&rule) {
+                // Its requests, each with the operator's name, charged as they are made.
+                Ok(bytes) => {
+                    self.charge(
+                        bytes.len() * (std::mem::size_of::<ScratchRequest>() + name.len()),
+                        || format!("operator {k} of subgraph {g} (`{name}`): its scratch buffers"),
+                    )?;
+                    out.requests
+                        .extend(bytes.into_iter().map(|bytes| ScratchRequest {
+                            subgraph: g,
+                            operator: k,
+                            kind: name.clone(),
+                            bytes,
+                            lifetime,
+                        }));
+                }
+                Err(()) => {
+                    if unmodelled.insert(name.clone()) {
+                        out.unmodelled
+                            .push(format!("operator {k} of subgraph {g} ({name})"));
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// The operator code of operator `k` of subgraph `g`: TensorFlow Lite Micro's

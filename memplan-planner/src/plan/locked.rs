@@ -5,7 +5,7 @@ use std::fmt;
 
 use super::{Placed, Plan, RegionPlan, check_inputs, check_sizes_and_pins, groups, pins, spill};
 use crate::error::PlanError;
-use crate::instance::lower_bound;
+use crate::instance::{aligned_lower_bound, lower_bound};
 use crate::problem::Problem;
 use crate::strategy::Strategy;
 use crate::validate::validate;
@@ -39,11 +39,13 @@ impl fmt::Display for LockedError {
 impl std::error::Error for LockedError {}
 
 /// The plan of `problem` that puts every buffer where `placed` says (one per buffer, in
-/// the problem's order), made by `strategy` (recorded, not run), with region `r` proven
-/// optimal when `proven[r]`. Each region's planned bytes, lower bound, peak step and
-/// alignment are computed as [`plan()`](super::plan) computes them, and the plan is
-/// checked by the same validator as every plan the planner makes ([`validate`]):
-/// `O(n log n)` in the buffers, no search.
+/// the problem's order), made by `strategy` (recorded, not run). Each region's planned
+/// bytes, lower bound, peak step and alignment are computed as [`plan()`](super::plan)
+/// computes them, and the plan is checked by the same validator as every plan the planner
+/// makes ([`validate`]): `O(n log n)` in the buffers, no search. A region is proven
+/// optimal when its planned bytes are at its lower bound (or the alignment-aware one,
+/// [`aligned_lower_bound`]): what can be checked without a search. Whether a search proves
+/// more is [`search_proves`]'s to tell.
 ///
 /// # Errors
 ///
@@ -55,15 +57,12 @@ pub fn plan_from(
     problem: &Problem,
     strategy: Strategy,
     placed: Vec<Placed>,
-    proven: &[bool],
 ) -> Result<Plan, LockedError> {
-    if placed.len() != problem.buffers.len() || proven.len() != problem.regions.len() {
+    if placed.len() != problem.buffers.len() {
         return Err(LockedError::Invalid(format!(
-            "{} buffers in {} regions are given, the problem has {} buffers in {} regions",
+            "{} buffers are given, the problem has {}",
             placed.len(),
-            proven.len(),
             problem.buffers.len(),
-            problem.regions.len()
         )));
     }
     let mut errors = check_inputs(problem);
@@ -101,6 +100,7 @@ pub fn plan_from(
         .map(|r| {
             let instance = spill::region_instance(problem, &groups, &members[r], r);
             let (lb, peak) = lower_bound(&instance);
+            let bound = lb.max(aligned_lower_bound(&instance).bytes);
             let align = members[r]
                 .iter()
                 .map(|&g| groups[g].align_in(problem, r))
@@ -111,7 +111,7 @@ pub fn plan_from(
                 lower_bound: lb,
                 peak_step: peak,
                 align,
-                proven_optimal: proven[r],
+                proven_optimal: planned[r] <= bound,
                 search_nodes: 0,
             }
         })
@@ -123,4 +123,44 @@ pub fn plan_from(
     };
     validate(problem, &plan).map_err(|v| LockedError::Invalid(v.describe(problem, &plan)))?;
     Ok(plan)
+}
+
+/// Whether a search proves region `region` of `plan` (a plan of `problem`, such as
+/// [`plan_from`] gives) optimal: `plan.strategy` is run on the region's buffers (those the
+/// plan puts in it), as [`plan()`](super::plan) runs it, and proves it when it ends proven
+/// optimal at the plan's planned bytes. This costs what planning the region costs (the
+/// search, up to its node budget); `false` when the problem has errors, the region does not
+/// exist, or the search proves another size or nothing.
+pub fn search_proves(problem: &Problem, plan: &Plan, region: usize) -> bool {
+    let Some(claimed) = plan.regions.get(region).map(|r| r.planned_bytes) else {
+        return false;
+    };
+    if plan.buffers.len() != problem.buffers.len() || !check_inputs(problem).is_empty() {
+        return false;
+    }
+    let mut errors = Vec::new();
+    let groups = groups::build(problem, &mut errors);
+    if !errors.is_empty() {
+        return false;
+    }
+    let region_of: Vec<Option<usize>> = groups
+        .iter()
+        .map(|g| Some(plan.buffers[g.root].region))
+        .collect();
+    let members = spill::members_by_region(&region_of, problem.regions.len());
+    let Some(members) = members.get(region) else {
+        return false;
+    };
+    let Ok((_, out, instance)) =
+        spill::pack_region(problem, &groups, members, region, plan.strategy)
+    else {
+        return false;
+    };
+    // As `finish_region` counts it: a zero-size buffer's offset lies inside the arena.
+    let zero_size_end = (0..instance.items.len())
+        .filter(|&k| instance.items[k].size == 0)
+        .map(|k| out.layout.offsets[k])
+        .max()
+        .unwrap_or(0);
+    out.proven_optimal && out.layout.bytes.max(zero_size_end) == claimed
 }

@@ -8,7 +8,7 @@ mod locked;
 mod pins;
 mod spill;
 
-pub use locked::{LockedError, PLAN_RULES, plan_from};
+pub use locked::{LockedError, PLAN_RULES, plan_from, search_proves};
 
 use groups::Group;
 use spill::Packed;

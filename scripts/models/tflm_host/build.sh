@@ -15,8 +15,8 @@
 #   offsets with the model's offline plan); no other code reads that define;
 # - from the source lists of TFLM's `tensorflow/lite/micro/tools/make/sources.inc`, read
 #   from the tree: MICROLITE_CC_BASE_SRCS without MICROLITE_TEST_SRCS (nor any *_test.cc);
-#   of MICROLITE_CC_KERNEL_SRCS, the kernels of the seven operators tflm_run registers (the
-#   operators of every committed model TFLM has kernels for) and the helpers they call
+#   of MICROLITE_CC_KERNEL_SRCS, the kernels of the eleven operators tflm_run registers (the
+#   operators of every committed model TFLM has host kernels for) and the helpers they call
 #   (TFLM_KERNELS=models, the default) or every builtin kernel (TFLM_KERNELS=all); the
 #   signal library's kernels are left out either way (they need kissfft, and no model here
 #   uses them); and the person_detection example's model_settings.cc (the score indices
@@ -28,8 +28,10 @@
 #   FLATBUFFERS_DIR  google/flatbuffers, the version TFLM's schema_generated.h requires
 #   GEMMLOWP_DIR     google/gemmlowp
 #   RUY_DIR          google/ruy
-# Each one not set is extracted (`git archive`) from a bare git directory under
-# MEMPLAN_MIRRORS (default /work/.mirror): `tensorflow+tflite-micro/repo` at TFLM_COMMIT
+# A user clones each repository at its pinned version and names the clones (the commands
+# are in scripts/models/README.md, "The sources"). Each one not set is extracted
+# (`git archive`) from a bare git directory under MEMPLAN_MIRRORS, when that is set (no
+# default): `tensorflow+tflite-micro/repo` at TFLM_COMMIT
 # (default 90b983c2b3f1480642e040bbd2ddb37b998f3424, the commit examples/data/tflite was
 # copied from), and `google+flatbuffers/repo`, `google+gemmlowp/repo`, `google+ruy/repo` at
 # the versions TFLM's own build downloads, read from the TFLM tree: flatbuffers at the tag
@@ -49,7 +51,7 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
 out="${MEMPLAN_TFLM_HOST_DIR:-$repo/target/tflm-host}"
-mirrors="${MEMPLAN_MIRRORS:-/work/.mirror}"
+mirrors="${MEMPLAN_MIRRORS:-}"
 tflm_commit="${TFLM_COMMIT:-90b983c2b3f1480642e040bbd2ddb37b998f3424}"
 jobs="${JOBS:-2}"
 die() { echo "tflm-host: $*" >&2; exit 1; }
@@ -63,6 +65,7 @@ provenance=()
 # $out/src/NAME (again only when REV changed); prints the directory.
 extract() {
   local name=$1 git_dir="$mirrors/$2/repo" rev=$3 dest="$out/src/$1" commit
+  [ -n "$mirrors" ] || missing "$name: no ${name^^}_DIR given (a clone at $rev: scripts/models/README.md, \"The sources\") and no MEMPLAN_MIRRORS"
   [ -d "$git_dir" ] || missing "$name: no ${name^^}_DIR given and no $git_dir"
   commit=$(git --git-dir="$git_dir" rev-parse --verify -q "$rev^{commit}") ||
     missing "$name: $git_dir has no commit $rev"
@@ -146,14 +149,18 @@ kernels=$(list_block MICROLITE_CC_KERNEL_SRCS | sort)
 case "${TFLM_KERNELS:-models}" in
   all) ;;
   models)
-    # The kernel sources of the seven operators tflm_run registers (person_detection_test.cc's
+    # The kernel sources of the eleven operators tflm_run registers (person_detection_test.cc's
     # AVERAGE_POOL_2D, CONV_2D, DEPTHWISE_CONV_2D, RESHAPE, SOFTMAX; FULLY_CONNECTED of
-    # hello_world_int8 and micro_speech_quantized; ADD of simple_add_model) and the kernel
-    # helpers they call, each required to be in MICROLITE_CC_KERNEL_SRCS.
+    # hello_world_int8 and micro_speech_quantized; ADD of simple_add_model;
+    # UNIDIRECTIONAL_SEQUENCE_LSTM and LOGISTIC of dtln_noise_suppression and
+    # micro_speech_lstm; SVDF and QUANTIZE of keyword_scrambled) and the kernel helpers they
+    # call, each required to be in MICROLITE_CC_KERNEL_SRCS.
     pick=""
     for k in add add_common conv conv_common depthwise_conv depthwise_conv_common \
       fully_connected fully_connected_common pooling pooling_common reshape reshape_common \
-      softmax softmax_common kernel_util micro_tensor_utils; do
+      softmax softmax_common kernel_util micro_tensor_utils \
+      unidirectional_sequence_lstm lstm_eval lstm_eval_common logistic logistic_common \
+      svdf svdf_common quantize quantize_common; do
       f=$(grep -x "tensorflow/lite/micro/kernels/$k.cc" <<<"$kernels") ||
         die "MICROLITE_CC_KERNEL_SRCS has no tensorflow/lite/micro/kernels/$k.cc"
       pick+="$f"$'\n'

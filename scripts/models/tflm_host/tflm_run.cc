@@ -5,10 +5,12 @@
 //
 // The interpreter is built over a RecordingMicroAllocator, so that the arena's head
 // (non-persistent: the planned tensors) and tail (persistent) are known, with one resolver
-// for every committed model whose operators TFLM has: person_detection_test.cc's five
-// operators from the same registrations (AVERAGE_POOL_2D, CONV_2D, DEPTHWISE_CONV_2D and
-// SOFTMAX by their _INT8 registrations, RESHAPE), and FULLY_CONNECTED and ADD by their
-// default registrations, as the hello_world and micro_speech examples register them.
+// for every committed model whose operators TFLM has on a host: person_detection_test.cc's
+// five operators from the same registrations (AVERAGE_POOL_2D, CONV_2D, DEPTHWISE_CONV_2D and
+// SOFTMAX by their _INT8 registrations, RESHAPE), and FULLY_CONNECTED, ADD,
+// UNIDIRECTIONAL_SEQUENCE_LSTM, LOGISTIC, SVDF and QUANTIZE by their default registrations,
+// as TFLM's examples and keyword benchmark register them. (audio_preprocessor's signal
+// library operators are not built: they need kissfft.)
 // Each NAME=... is one input set: one file per model input, in the model's input order,
 // each holding exactly that input's bytes (for person detection the int8 image, as the
 // test copies it with `memcpy(input->data.int8, g_person_image_data, input->bytes)`); the
@@ -122,7 +124,10 @@ int main(int argc, char** argv) {
   // operators the other committed models use: FULLY_CONNECTED (hello_world_int8,
   // micro_speech_quantized: AddFullyConnected() as their examples add it) and ADD
   // (simple_add_model).
-  tflite::MicroMutableOpResolver<7> resolver;
+  // The stateful models' operators: UNIDIRECTIONAL_SEQUENCE_LSTM and LOGISTIC
+  // (dtln_noise_suppression, micro_speech_lstm), SVDF and QUANTIZE (keyword_scrambled, as
+  // keyword_benchmark.cc adds them), each by its default registration.
+  tflite::MicroMutableOpResolver<11> resolver;
   resolver.AddAveragePool2D(tflite::Register_AVERAGE_POOL_2D_INT8());
   resolver.AddConv2D(tflite::Register_CONV_2D_INT8());
   resolver.AddDepthwiseConv2D(tflite::Register_DEPTHWISE_CONV_2D_INT8());
@@ -130,6 +135,10 @@ int main(int argc, char** argv) {
   resolver.AddSoftmax(tflite::Register_SOFTMAX_INT8());
   resolver.AddFullyConnected();
   resolver.AddAdd();
+  resolver.AddUnidirectionalSequenceLSTM();
+  resolver.AddLogistic();
+  resolver.AddSvdf();
+  resolver.AddQuantize();
 
   tflite::RecordingMicroAllocator* allocator =
       tflite::RecordingMicroAllocator::Create(arena, arena_size);

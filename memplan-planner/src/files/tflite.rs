@@ -26,15 +26,14 @@
 //!   it starts at 0; one that nothing reads either (a tensor of a subgraph never entered,
 //!   say) is live at step 0 only. A subgraph that runs itself, directly or through others,
 //!   is refused (TensorFlow Lite Micro's walk would not end).
-//! - **The file's own plan**: the `OfflineMemoryAllocation` metadata (Vela writes it), one
-//!   offset per tensor of every subgraph or -1; `write_offline_plan` (feature `write`)
-//!   writes it.
+//! - **The file's own plan**: the `OfflineMemoryAllocation` metadata (Vela writes it; the
+//!   last entry of that name, the only one TensorFlow Lite Micro reads), one offset per
+//!   tensor of every subgraph or -1; `write_offline_plan` (feature `write`) writes it.
 //! - **Not in the file**: scratch buffers. Kernels request them in their `Prepare`
 //!   (`RequestScratchBufferInArena`), at run time; their sizes depend on the kernel
 //!   implementation (reference, CMSIS-NN, ...), so the arena TensorFlow Lite Micro needs can
 //!   exceed this plan by them. TensorFlow Lite Micro's persistent (tail) allocations are not
 //!   planned either.
-//!
 //! - **Constants** are what their shapes say: a tensor's data (its buffer's, when not empty:
 //!   `GetFlatbufferTensorBuffer` takes an empty buffer for no data) must be its elements
 //!   times its type's size (`INT4`: packed two to a byte, as the converter stores it and
@@ -50,8 +49,8 @@
 //! 2^31 bytes visited: a file may reference one vector many times over), and the read's
 //! budget ([`read_budget`](super::read_budget): 64 bytes of records per byte of the file, at
 //! least 16 MiB, at most 1 GiB), charged for every tensor, operator and subgraph input list
-//! before it is copied and for every operator visited and subgraph entered by the scope
-//! walk (a subgraph run twice is walked twice, so nested calls would otherwise multiply
+//! before it is copied, for every operator visited and subgraph entered by the scope walk,
+//! and for every scratch request (a subgraph run twice is walked twice, so nested calls would otherwise multiply
 //! the work; one table listed many times would multiply the copies). Tensor data stored outside the flatbuffer (`Buffer.offset`, models over 2 GB) is
 //! refused, as TensorFlow Lite Micro does not read it. Control-flow operators are recognised
 //! by the operator code's `builtin_code` field, the one TensorFlow Lite Micro's planner

@@ -42,8 +42,6 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use memplan_lang::linker;
-
 mod generate;
 
 pub use generate::{Generated, PlanFile};
@@ -279,8 +277,8 @@ where
         canary: env.canary,
         ..memplan_lang::driver::Options::default()
     };
-    let fragment =
-        linker::fragment_of_files(&env.package, &files, &options).map_err(|(file, message)| {
+    let fragment = memplan_lang::driver::fragment_of_files(&env.package, &files, &options)
+        .map_err(|(file, message)| {
             // The message names the file already: it is said once, by `Error`'s text.
             let prefix = format!("{}: ", file.display());
             let message = message

@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args as ClapArgs;
-use memplan_lang::linker;
 
 /// Print the linker fragment of the memory_plan! invocations in Rust source files.
 ///
@@ -55,7 +54,7 @@ pub fn run(args: Args) -> Result<bool, String> {
         root: memplan_lang::driver::package_root(&files[0]),
         ..memplan_lang::driver::Options::default()
     };
-    let fragment = linker::fragment_of_files(&package, &labelled, &options)
+    let fragment = memplan_lang::driver::fragment_of_files(&package, &labelled, &options)
         // The message names the file already.
         .map_err(|(_, e)| e)?;
     match out {

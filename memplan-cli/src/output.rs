@@ -1,6 +1,6 @@
 //! What every command that writes a file shares: its output is never one of its inputs
 //! ([`not_an_input`]), and it is written to a temporary file in the same folder that is
-//! renamed over it ([`write`], [`write_with`]), so that a failed write keeps the old file.
+//! renamed over it ([`write()`], [`write_with`]), so that a failed write keeps the old file.
 
 use std::path::{Path, PathBuf};
 
@@ -55,7 +55,7 @@ pub fn write(out: &Path, bytes: &[u8]) -> Result<(), String> {
 ///
 /// # Errors
 ///
-/// As [`write`].
+/// As [`write()`].
 pub fn write_with(
     out: &Path,
     fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,

@@ -130,7 +130,7 @@ pub fn plan_keys(file: &Path, root: Option<&Path>) -> Result<Vec<String>, String
             .chain([source::unraw(&input.name.to_string())])
             .collect();
         keys.push(
-            crate::linker::PlanKey::new("crate", &path)
+            crate::key::PlanKey::new("crate", &path)
                 .display()
                 .to_string(),
         );
@@ -185,4 +185,114 @@ pub fn package_root(file: &Path) -> Option<PathBuf> {
         .skip(1)
         .find(|d| d.join("Cargo.toml").is_file())
         .map(Path::to_path_buf)
+}
+
+/// The fragment of every `memory_plan!` invocation in Rust source files, and every file it
+/// read to write it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileFragment {
+    /// The fragment's text: a `NOLOAD` output section per placed arena and an `ASSERT` that
+    /// it fits, and the plans' descriptions in an `INFO` section.
+    pub text: String,
+    /// The source files and the plan files their invocations read, in the order read.
+    pub read: Vec<PathBuf>,
+    /// The invocations found.
+    pub invocations: usize,
+    /// Those planned without errors: the ones in the fragment.
+    pub planned: usize,
+    /// The invocations with errors, left out of the fragment: each one's file, its name
+    /// (its module path, or `None` when its header does not read), how many errors it has
+    /// and the first one's message.
+    pub skipped: Vec<Skipped>,
+    /// The files of `files` that hold no invocation.
+    pub empty: Vec<PathBuf>,
+}
+
+/// An invocation left out of a fragment for its errors ([`FileFragment::skipped`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    /// The source file it is in.
+    pub file: PathBuf,
+    /// Its module path (`firmware::digits`), when its header reads.
+    pub name: Option<String>,
+    /// Its errors.
+    pub errors: usize,
+    /// The first error's message.
+    pub first: String,
+}
+
+impl std::fmt::Display for Skipped {
+    /// `the memory_plan! invocation `digits` in src/main.rs is left out of the linker
+    /// fragment: 2 errors (the first: ...); the crate's build reports them`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = self
+            .name
+            .as_deref()
+            .map_or(String::new(), |n| format!(" `{n}`"));
+        write!(
+            f,
+            "the memory_plan! invocation{name} in {} is left out of the linker fragment: {} error{} (the first: {}); the crate's build reports them",
+            self.file.display(),
+            self.errors,
+            if self.errors == 1 { "" } else { "s" },
+            self.first.lines().next().unwrap_or("")
+        )
+    }
+}
+
+/// The fragment of every `memory_plan!` invocation in `files`: each `(path, label)` is read
+/// from `path` and named `label` in the fragment's comment, and checked by
+/// [`check_file`] with `options` (plan files found as the macro finds them,
+/// next to the source or in `options.out_dir`; module paths from `options.root`);
+/// `package` is the package the sources belong to (`CARGO_PKG_NAME`), part of every
+/// section name. An invocation with
+/// errors is left out: the macro reports them, with spans, when the crate is compiled.
+/// This is what `memplan-build` writes and `memplan linker` prints.
+///
+/// # Errors
+///
+/// The file and why, when a source cannot be read or is not Rust tokens.
+pub fn fragment_of_files(
+    package: &str,
+    files: &[(PathBuf, String)],
+    options: &Options,
+) -> Result<FileFragment, (PathBuf, String)> {
+    let options = Options {
+        package: Some(package.to_string()),
+        ..options.clone()
+    };
+    let mut planned = Vec::new();
+    let mut read = Vec::new();
+    let mut empty = Vec::new();
+    let mut skipped = Vec::new();
+    let mut found = 0;
+    for (file, _) in files {
+        let checked = check_file(file, &options).map_err(|e| (file.clone(), e))?;
+        read.extend(checked.read);
+        if checked.invocations.is_empty() {
+            empty.push(file.clone());
+        }
+        found += checked.invocations.len();
+        for c in &checked.invocations {
+            if let Some(first) = c.diagnostics().iter().next() {
+                skipped.push(Skipped {
+                    file: file.clone(),
+                    name: c.lock_key().or_else(|| c.name()),
+                    errors: c.diagnostics().len(),
+                    first: first.message.clone(),
+                });
+            }
+        }
+        planned.extend(checked.invocations);
+    }
+    let plans: Vec<_> = planned.iter().filter_map(crate::Checked::planned).collect();
+    let labels: Vec<&str> = files.iter().map(|(_, l)| l.as_str()).collect();
+    Ok(FileFragment {
+        text: crate::linker::fragment(package, &plans, &labels.join(", ")),
+        read,
+        invocations: found,
+        planned: plans.len(),
+        skipped,
+        empty,
+    })
 }

@@ -140,7 +140,7 @@ impl PlanInfo {
     /// The description of `model` planned as `plan`.
     pub(crate) fn new(model: &Model, plan: &Plan) -> PlanInfo {
         PlanInfo {
-            plan: crate::linker::PlanKey::of(model).display().to_string(),
+            plan: crate::key::PlanKey::of(model).display().to_string(),
             package: model.package.clone(),
             strategy: plan.strategy,
             sources: model.sources.clone(),

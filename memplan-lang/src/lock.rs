@@ -49,7 +49,7 @@ use memplan_planner::{
 };
 
 use crate::diag::Diagnostics;
-use crate::linker::PlanKey;
+use crate::key::PlanKey;
 use crate::lower::Model;
 
 /// The lock file's name, in the package root (beside `Cargo.toml` and `Cargo.lock`).
@@ -569,7 +569,7 @@ pub(crate) fn plan_of(problem: &Problem, entry: &Entry) -> Result<Plan, Refused>
 }
 
 /// An entry's claim that a region is proven optimal, checked against a plan of its offsets
-/// ([`plan_of`]).
+/// (`plan_of`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Claim {
     /// The region.
@@ -583,7 +583,7 @@ pub struct Claim {
 }
 
 /// Each region's proof claim in `entry` beside what `plan` (the plan of its offsets,
-/// [`plan_of`]) proves without a search.
+/// `plan_of`) proves without a search.
 pub fn claims(entry: &Entry, plan: &Plan) -> Vec<Claim> {
     entry
         .regions

@@ -87,7 +87,7 @@ pub(crate) fn plan(model: &Model, locked: Option<&Entry>, diags: &mut Diagnostic
     // The planned bytes of every bank's arenas, against memory.x.
     let fits_banks = plan.as_ref().is_none_or(|p| {
         let before = diags.len();
-        crate::lower::banks::planned_fit(model, p, diags);
+        crate::placed::planned_fit(model, p, diags);
         diags.len() == before
     });
     if clean && fits_banks {

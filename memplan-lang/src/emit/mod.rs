@@ -27,18 +27,10 @@ use quote::quote;
 
 use crate::lower::Model;
 
+pub(crate) use crate::tokens::prim;
 pub use report::report;
-pub use views::MAX_STEPS;
 
-/// `::core::primitive::NAME`. Generated code names every type and trait it uses by its full
-/// path: the generated module glob-imports its parent (for the user's element types), so a
-/// bare `u8`, `usize` or `Clone` would resolve to whatever the user's crate calls that.
-pub(crate) fn prim(name: &str) -> TokenStream {
-    let ty = Ident::new(name, Span::call_site());
-    quote!(::core::primitive::#ty)
-}
-
-/// The derives of the generated marker types, by full path (see [`prim`]).
+/// The derives of the generated marker types, by full path (see [`crate::tokens::prim`]).
 pub(crate) fn derives() -> TokenStream {
     quote!(#[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::cmp::PartialEq, ::core::cmp::Eq)])
 }

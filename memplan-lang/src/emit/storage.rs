@@ -12,7 +12,8 @@ use quote::{format_ident, quote, quote_spanned};
 
 use super::resolve::Resolved;
 use crate::info::PlanInfo;
-use crate::linker::{PlanKey, guard_symbol, info_symbol, section_name};
+use crate::key::PlanKey;
+use crate::linker::{guard_symbol, info_symbol, section_name};
 use crate::lower::{ArenaPlace, Model, Pool};
 
 /// The storage and `take()`; after errors, only a `take()` that returns `None`.

@@ -17,11 +17,7 @@ use super::resolve::Resolved;
 use crate::lower::{BufferRecord, ElemInfo, Model};
 use crate::names;
 
-/// The most steps (0 to the last step of any buffer) for which views are emitted.
-pub const MAX_STEPS: u64 = 4096;
-
-/// The most fields, over all distinct views, for which views are emitted.
-pub const MAX_FIELDS: usize = 65_536;
+use crate::limits::{MAX_FIELDS, MAX_STEPS};
 
 /// One field of a view: a buffer, or an in-place pair at its handover step.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]

@@ -7,12 +7,10 @@
 //! fragment's `ASSERT` stays the last line of defence at link time (for a bank shared with
 //! `.data`, `.bss` and the stack).
 
-use memplan_planner::Plan;
 use proc_macro2::Span;
 
 use super::context::Lowering;
 use super::model::{ArenaPlace, Model};
-use crate::diag::Diagnostics;
 use crate::memory_x::MemoryX;
 
 /// An arena placed in a memory: its memory's name and where it is written, what it is
@@ -191,63 +189,5 @@ fn looked(mx: &MemoryX) -> String {
         "nowhere: the package's root is not known".to_string()
     } else {
         places.join(", ")
-    }
-}
-
-/// After planning: the arenas placed in each bank, at their planned bytes (rounded up to
-/// their alignment, as the linker fragment places them), fit its LENGTH in memory.x.
-pub(crate) fn planned_fit(model: &Model, plan: &Plan, diags: &mut Diagnostics) {
-    let Some(mx) = &model.memory_x else { return };
-    if mx.path.is_none() {
-        return;
-    }
-    let arenas = crate::linker::placed_arenas(model, plan);
-    let mut by_bank: std::collections::BTreeMap<&str, Vec<&crate::linker::PlacedArena>> =
-        Default::default();
-    for a in &arenas {
-        by_bank.entry(a.memory.as_str()).or_default().push(a);
-    }
-    for (m, mine) in by_bank {
-        let Some(length) = mx.bank(m).and_then(|b| b.length) else {
-            continue;
-        };
-        let need: u64 = mine
-            .iter()
-            .map(|a| {
-                a.bytes
-                    .div_ceil(a.align.max(1))
-                    .saturating_mul(a.align.max(1))
-            })
-            .fold(0u64, u64::saturating_add);
-        if need <= length {
-            continue;
-        }
-        let span = model
-            .regions
-            .iter()
-            .find_map(|r| r.place.memory().filter(|i| *i == m).map(|i| i.span()))
-            .or_else(|| {
-                model
-                    .pools
-                    .named()
-                    .iter()
-                    .find_map(|(_, p)| p.memory.as_ref().filter(|i| *i == m).map(|i| i.span()))
-            })
-            .unwrap_or_else(|| model.name.span());
-        let parts = memplan_planner::listed(&mine, |a| {
-            format!(
-                "{} `{}` {} bytes",
-                a.kind,
-                a.name,
-                a.bytes.div_ceil(a.align.max(1)) * a.align.max(1)
-            )
-        });
-        diags.at(
-            span,
-            format!(
-                "the arenas placed in memory `{m}` need {need} bytes, more than its {length} (memory.x) (over by {}): {parts}",
-                need - length
-            ),
-        );
     }
 }

@@ -383,8 +383,8 @@ impl ElemInfo {
     /// user type as written.
     pub fn tokens(&self) -> TokenStream {
         match self {
-            ElemInfo::Bytes => crate::emit::prim("u8"),
-            ElemInfo::Prim { ty, .. } => crate::emit::prim(&ty.to_string()),
+            ElemInfo::Bytes => crate::tokens::prim("u8"),
+            ElemInfo::Prim { ty, .. } => crate::tokens::prim(&ty.to_string()),
             ElemInfo::User { ty, .. } => quote::quote!(#ty),
         }
     }

@@ -183,14 +183,14 @@ pub(super) fn lower(cx: &mut Lowering<'_>) {
     let span = s.span;
     let model = &s.model;
     let first_buffer = s.first_buffer;
-    if u64::from(model.last_step) >= crate::emit::MAX_STEPS {
+    if u64::from(model.last_step) >= crate::limits::MAX_STEPS {
         let shown = s.shown.clone();
         cx.diags.at(
             span,
             format!(
                 "model `{shown}`: {} steps, more than the {} a plan's step views (which the schedule runs) are generated for",
                 u64::from(model.last_step) + 1,
-                crate::emit::MAX_STEPS
+                crate::limits::MAX_STEPS
             ),
         );
         return;

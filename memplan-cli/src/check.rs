@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args as ClapArgs;
-use memplan_planner::files::{PlanFile, read_any};
+use memplan_planner::files::{Format, ModelFile, PlanFile, read_any, read_model};
 use memplan_planner::{Extent, Placed, Problem, overlapping_pairs};
 
 use crate::diagnostic::{file_error, render};
@@ -53,7 +53,11 @@ pub fn run(args: Args) -> Result<bool, String> {
         check_source(&args.file, args.out_dir.as_deref())
     } else {
         let file = read_any(&args.file).map_err(|e| file_error(&e))?;
-        check_offsets(&file, args.capacity, args.align)
+        let model = match file.format {
+            Format::Pte => Some(read_model(&args.file).map_err(|e| file_error(&e))?.1),
+            _ => None,
+        };
+        check_offsets(&file, model.as_ref(), args.capacity, args.align)
     }
 }
 
@@ -86,12 +90,20 @@ fn check_source(file: &Path, out_dir: Option<&Path>) -> Result<bool, String> {
     Ok(ok)
 }
 
-/// Checks the offsets of `file`, printing every finding and a summary on stdout.
-fn check_offsets(file: &PlanFile, capacity: Option<u64>, align: u64) -> Result<bool, String> {
+/// Checks the offsets of `file`, printing every finding and a summary on stdout. For a
+/// `.pte` program (`model`, the same file read as a model), buffers written only in the two
+/// branches of one `cond` are never live together.
+fn check_offsets(
+    file: &PlanFile,
+    model: Option<&ModelFile>,
+    capacity: Option<u64>,
+    align: u64,
+) -> Result<bool, String> {
     let (problem, placed, ids) =
         given::layout(file, capacity, Some(align)).map_err(|e| e.to_string())?;
     let mut findings: Vec<String> = Vec::new();
     let (mut overlaps, mut misaligned, mut outside) = (0, 0, 0);
+    let tensors = model.map(ModelFile::buffer_tensors);
     let several = problem.regions.len() > 1;
     for (r, id) in ids.iter().enumerate() {
         let members: Vec<usize> = (0..placed.len()).filter(|&i| placed[i].region == r).collect();
@@ -104,6 +116,11 @@ fn check_offsets(file: &PlanFile, capacity: Option<u64>, align: u64) -> Result<b
         let extents: Vec<Extent> = members.iter().map(|&i| shown.extent(i)).collect();
         for (a, b) in overlapping_pairs(&extents) {
             if in_place_pair(&problem, &placed, members[a], members[b]) {
+                continue;
+            }
+            if let (Some(m), Some(t)) = (model, &tensors)
+                && m.branches.exclusive(&t[members[a]], &t[members[b]])
+            {
                 continue;
             }
             overlaps += 1;

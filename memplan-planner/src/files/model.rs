@@ -464,4 +464,7 @@ pub struct ModelFile {
     /// The last step (`operators`' last, or the subgraph inputs' step 0 when there are
     /// none).
     pub last_step: Step,
+    /// ExecuTorch: the branches of the program's `cond`s, which no invocation runs
+    /// together ([`super::pte::Branches`]); none for TFLite.
+    pub branches: super::pte::Branches,
 }

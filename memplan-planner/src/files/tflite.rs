@@ -246,6 +246,7 @@ impl<'a> Reader<'a> {
                 .collect(),
             operators,
             last_step: scopes.last_scope,
+            branches: Default::default(),
         })
     }
 

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args as ClapArgs;
-use memplan_planner::files::{Format, ModelFile, PlanFile, read_any, read_model};
+use memplan_planner::files::{Format, ModelFile, ModelFormat, PlanFile, read_any, read_model};
 use memplan_planner::{Extent, Placed, Problem, overlapping_pairs};
 
 use crate::diagnostic::{file_error, render};
@@ -90,19 +90,40 @@ fn check_source(file: &Path, out_dir: Option<&Path>) -> Result<bool, String> {
     Ok(ok)
 }
 
-/// Checks the offsets of `file`, printing every finding and a summary on stdout. For a
-/// `.pte` program (`model`, the same file read as a model), buffers written only in the two
-/// branches of one `cond` are never live together.
-fn check_offsets(
+/// What [`findings`] found in a plan's own offsets.
+pub struct Findings {
+    /// Each finding, a line.
+    pub lines: Vec<String>,
+    /// Pairs of buffers that share bytes while both are live.
+    pub overlaps: usize,
+    /// Offsets that are not a multiple of their buffer's alignment.
+    pub misaligned: usize,
+    /// Buffers past their region's capacity.
+    pub outside: usize,
+}
+
+/// Every overlapping pair, misaligned offset and buffer out of bounds of `file`'s own
+/// offsets. For a `.pte` program (`model`, the same file read as a model), buffers that the
+/// program's `cond`s write only in two branches of one `cond` are never live together,
+/// and an overlap names the instruction that runs first with both live.
+///
+/// # Errors
+///
+/// As [`given::layout`].
+pub fn findings(
     file: &PlanFile,
     model: Option<&ModelFile>,
     capacity: Option<u64>,
     align: u64,
-) -> Result<bool, String> {
+) -> Result<(Findings, Problem), String> {
     let (problem, placed, ids) =
         given::layout(file, capacity, Some(align)).map_err(|e| e.to_string())?;
-    let mut findings: Vec<String> = Vec::new();
-    let (mut overlaps, mut misaligned, mut outside) = (0, 0, 0);
+    let mut found = Findings {
+        lines: Vec::new(),
+        overlaps: 0,
+        misaligned: 0,
+        outside: 0,
+    };
     let tensors = model.map(ModelFile::buffer_tensors);
     let several = problem.regions.len() > 1;
     for (r, id) in ids.iter().enumerate() {
@@ -112,26 +133,27 @@ fn check_offsets(
         } else {
             String::new()
         };
-        let shown = Shown { file, problem: &problem, placed: &placed };
+        let shown = Shown { file, problem: &problem, placed: &placed, model };
         let extents: Vec<Extent> = members.iter().map(|&i| shown.extent(i)).collect();
         for (a, b) in overlapping_pairs(&extents) {
-            if in_place_pair(&problem, &placed, members[a], members[b]) {
+            let (a, b) = (members[a], members[b]);
+            if in_place_pair(&problem, &placed, a, b) {
                 continue;
             }
             if let (Some(m), Some(t)) = (model, &tensors)
-                && m.branches.exclusive(&t[members[a]], &t[members[b]])
+                && m.branches.exclusive(&t[a], &t[b])
             {
                 continue;
             }
-            overlaps += 1;
-            findings.push(shown.overlap(members[a], members[b], &place));
+            found.overlaps += 1;
+            found.lines.push(shown.overlap(a, b, &place));
         }
         for &i in &members {
             let b = &problem.buffers[i];
             let a = problem.effective_align(b, r);
             if placed[i].offset % a != 0 {
-                misaligned += 1;
-                findings.push(format!(
+                found.misaligned += 1;
+                found.lines.push(format!(
                     "{}: buffer {} at offset {} is not a multiple of its alignment, {}{place}",
                     shown.at(i), shown.describe(i), placed[i].offset, words::bytes(a)
                 ));
@@ -139,16 +161,46 @@ fn check_offsets(
             let cap = problem.regions[r].capacity;
             let end = u128::from(placed[i].offset) + u128::from(b.size);
             if end > u128::from(cap) {
-                outside += 1;
-                findings.push(format!(
+                found.outside += 1;
+                found.lines.push(format!(
                     "{}: buffer {} ends at byte {end}, past the capacity of {}{place} (over by {})",
                     shown.at(i), shown.describe(i), words::bytes(cap), end - u128::from(cap)
                 ));
             }
         }
     }
-    for f in &findings {
+    Ok((found, problem))
+}
+
+/// Checks the offsets of `file` (`model`: the same `.pte` program read as a model),
+/// printing every finding and a summary on stdout; for a `.pte` program, also each memory
+/// id's own size and the lower bound.
+fn check_offsets(
+    file: &PlanFile,
+    model: Option<&ModelFile>,
+    capacity: Option<u64>,
+    align: u64,
+) -> Result<bool, String> {
+    let (found, problem) = findings(file, model, capacity, align)?;
+    for f in &found.lines {
         println!("{f}");
+    }
+    if file.format == Format::Pte {
+        let own = given::planned(file, String::new(), capacity, Some(align))
+            .map_err(|e| e.to_string())?;
+        for (r, rp) in own.plan.regions.iter().enumerate() {
+            let id = own.ids[r];
+            let asked = file.buffer_sizes.get(id as usize).copied().unwrap_or(0);
+            let peak = rp
+                .peak_step
+                .map_or(String::new(), |s| format!(", live together at instruction {s}"));
+            println!(
+                "{}: memory id {id}: the file's own plan asks for {} (non_const_buffer_sizes[{id}]); lower bound {}{peak}",
+                file.file,
+                words::bytes(asked),
+                words::bytes(rp.lower_bound),
+            );
+        }
     }
     let count = |n: usize, one: &str, many: &str| match n {
         0 => format!("no {one}"),
@@ -160,11 +212,11 @@ fn check_offsets(
         file.file,
         words::count(problem.buffers.len(), "buffer"),
         words::count(problem.regions.len(), "memory id"),
-        count(overlaps, "overlapping pair", "overlapping pairs"),
-        count(misaligned, "misaligned offset", "misaligned offsets"),
-        count(outside, "buffer out of bounds", "buffers out of bounds"),
+        count(found.overlaps, "overlapping pair", "overlapping pairs"),
+        count(found.misaligned, "misaligned offset", "misaligned offsets"),
+        count(found.outside, "buffer out of bounds", "buffers out of bounds"),
     );
-    Ok(findings.is_empty())
+    Ok(found.lines.is_empty())
 }
 
 /// How findings name buffers.
@@ -172,6 +224,8 @@ struct Shown<'a> {
     file: &'a PlanFile,
     problem: &'a Problem,
     placed: &'a [Placed],
+    /// The model the plan is of, whose operators name the steps.
+    model: Option<&'a ModelFile>,
 }
 
 impl Shown<'_> {
@@ -220,14 +274,23 @@ impl Shown<'_> {
 
     fn overlap(&self, a: usize, b: usize, place: &str) -> String {
         let (x, y) = (self.extent(a), self.extent(b));
+        let first = x.first.max(y.first);
+        // A `.pte` program's steps are its instructions: name the first.
+        let instruction = self
+            .model
+            .filter(|m| m.format == ModelFormat::Pte)
+            .and_then(|m| m.operators.get(first as usize))
+            .map_or(String::new(), |o| {
+                format!(", from instruction {first} (`{}`) on", o.name)
+            });
         format!(
-            "{}: buffers {} and {} overlap{place}: bytes {}..{} are used by both at steps {}..={}",
+            "{}: buffers {} and {} overlap{place}: bytes {}..{} are used by both at steps {}..={}{instruction}",
             self.at(a),
             self.describe(a),
             self.describe_at(b, &self.where_in(b)),
             x.offset.max(y.offset),
             x.end().min(y.end()),
-            x.first.max(y.first),
+            first,
             x.last.min(y.last)
         )
     }

@@ -15,7 +15,7 @@ use crate::options::{Offsets, OutputFormat, ProblemArgs};
 use crate::planned::Planned;
 use crate::progress;
 use crate::words::{self, bytes, count};
-use memplan_planner::files::{Format, read_model, write_model_plan};
+use memplan_planner::files::{Format, ModelFormat, read_model, write_model_plan};
 
 use crate::stats::{self, RegionStats};
 
@@ -110,7 +110,14 @@ fn write_back(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) ->
         tensors_in_buffers(&model.buffer_tensors()),
         words::bytes(arena),
         p.file_bytes
-            .map_or(String::new(), |b| format!(" (the file's own plan: {})", words::bytes(b)))
+            .map_or(String::new(), |b| {
+                let its = if model.format == ModelFormat::Pte {
+                    ", its non_const_buffer_sizes"
+                } else {
+                    ""
+                };
+                format!(" (the file's own plan: {}{its})", words::bytes(b))
+            })
     ))
 }
 
@@ -206,8 +213,9 @@ pub fn text(loaded: &Loaded, top: usize) -> String {
             loaded.describe,
             strategy(p)
         );
+        let pte = loaded.file.as_ref().is_some_and(|f| f.format == Format::Pte);
         for r in 0..p.problem.regions.len() {
-            region_text(&mut s, p, r, &stats::region(p, r), top);
+            region_text(&mut s, p, r, &stats::region(p, r), top, pte);
         }
         pools_text(&mut s, p);
     }
@@ -233,7 +241,9 @@ fn pools_text(s: &mut String, p: &Planned) {
     }
 }
 
-fn region_text(s: &mut String, p: &Planned, r: usize, st: &RegionStats, top: usize) {
+/// One region's rows; `pte`: the plan is a `.pte` program's, whose own plan is the
+/// buffers it asks the runtime for.
+fn region_text(s: &mut String, p: &Planned, r: usize, st: &RegionStats, top: usize, pte: bool) {
     let rp = &p.plan.regions[r];
     let ratio = st.ratio.map_or("-".to_string(), |x| format!("{x:.4}"));
     let _ = writeln!(s, "\nregion `{}` (memory id {})", p.problem.regions[r].name, p.ids[r]);
@@ -255,8 +265,14 @@ fn region_text(s: &mut String, p: &Planned, r: usize, st: &RegionStats, top: usi
         let _ = writeln!(s, "  {k:<16} {v}");
     }
     if let Some(fb) = p.file_bytes {
-        let x = (rp.lower_bound > 0).then(|| format!(" ({:.4} x the bound)", fb as f64 / rp.lower_bound as f64));
-        let _ = writeln!(s, "  {:<16} {}{}", "file's offsets", bytes(fb), x.unwrap_or_default());
+        let x = (rp.lower_bound > 0).then(|| format!("{:.4} x the bound", fb as f64 / rp.lower_bound as f64));
+        if pte {
+            let x = x.map_or(String::new(), |x| format!(", {x}"));
+            let _ = writeln!(s, "  {:<16} {} (non_const_buffer_sizes{x})", "file's own plan", bytes(fb));
+        } else {
+            let x = x.map_or(String::new(), |x| format!(" ({x})"));
+            let _ = writeln!(s, "  {:<16} {}{x}", "file's offsets", bytes(fb));
+        }
     }
     let Some(step) = rp.peak_step else {
         let _ = writeln!(s, "  {:<16} none: no bytes are live", "peak");
@@ -381,7 +397,8 @@ pub struct JsonRegionReport {
     pub node_budget: Option<u64>,
     /// The region's buffers.
     pub buffers: usize,
-    /// The bytes of the file's own offsets, when memplan planned a file that has some.
+    /// The bytes of the file's own plan, when memplan planned a file that has one: the
+    /// largest offset + size; a `.pte` program's `non_const_buffer_sizes`.
     pub file_bytes: Option<u64>,
 }
 

@@ -277,6 +277,27 @@ fn jump_destinations_count_within_their_own_chain() {
 }
 
 #[test]
+fn the_file_s_own_plan_is_its_non_const_buffer_sizes() {
+    let p = program(ADD);
+    let own = p.execution_plan.as_ref().unwrap()[0]
+        .non_const_buffer_sizes
+        .clone()
+        .unwrap();
+    let m = read(&p).unwrap();
+    let file = m.plan_file();
+    let own: Vec<u64> = own.iter().map(|&s| s as u64).collect();
+    assert_eq!(file.buffer_sizes, own);
+    // More than the bytes its tensors reach.
+    let reach = file
+        .buffers
+        .iter()
+        .map(|b| b.offset.unwrap() + b.size)
+        .max()
+        .unwrap();
+    assert!(own[1] > reach, "{own:?} {reach}");
+}
+
+#[test]
 fn the_branches_of_a_cond_are_told_apart() {
     // cond.pte: the two MoveCalls' sources, one per branch, at one offset (ExecuTorch's).
     let mut p = program(COND);

@@ -143,6 +143,10 @@ pub struct PlanFile {
     pub regions: Vec<FileRegion>,
     /// Its buffers, in file order.
     pub buffers: Vec<FileBuffer>,
+    /// The sizes of the buffers the file's own plan asks the runtime for, by memory id: a
+    /// `.pte` program's `non_const_buffer_sizes` (index 0 reserved, 0); empty for other
+    /// files.
+    pub buffer_sizes: Vec<u64>,
 }
 
 /// The capacity of a region without one (a CSV file's, a JSON region without `capacity`),

@@ -102,6 +102,35 @@ fn write_back(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) ->
     let (bytes, model) = read_model(path).map_err(|e| crate::diagnostic::file_error(&e))?;
     let offsets: Vec<u64> = p.plan.buffers.iter().map(|b| b.offset).collect();
     let arena = p.plan.regions[0].planned_bytes;
+    // A program's own plan, in the runtime's units: what it asks the runtime for.
+    let its = if model.format == ModelFormat::Pte {
+        ", its non_const_buffer_sizes"
+    } else {
+        ""
+    };
+    // A plan larger than the one the file has is not written: the file's own is kept.
+    if let (Some(own), Some(file)) = (p.file_bytes, &loaded.file)
+        && arena > own
+    {
+        let (found, _) = crate::check::findings(file, Some(&model), None, model.align)?;
+        if !found.lines.is_empty() {
+            return Err(format!(
+                "--write {}: memplan's plan needs {}, more than the file's own plan ({}{its}), and the file's own plan has {} (`memplan check {}`): nothing written",
+                out.display(),
+                words::bytes(arena),
+                words::bytes(own),
+                count(found.lines.len(), "finding"),
+                path.display()
+            ));
+        }
+        std::fs::write(out, &bytes).map_err(|e| format!("{}: {e}", out.display()))?;
+        return Ok(format!(
+            "wrote {}: the file's own plan, unchanged ({}{its}): memplan's plan needs {}, more, so it is not written",
+            out.display(),
+            words::bytes(own),
+            words::bytes(arena)
+        ));
+    }
     let written = write_model_plan(&bytes, &model, &offsets, arena).map_err(|e| e.to_string())?;
     std::fs::write(out, &written).map_err(|e| format!("{}: {e}", out.display()))?;
     Ok(format!(
@@ -110,14 +139,7 @@ fn write_back(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) ->
         tensors_in_buffers(&model.buffer_tensors()),
         words::bytes(arena),
         p.file_bytes
-            .map_or(String::new(), |b| {
-                let its = if model.format == ModelFormat::Pte {
-                    ", its non_const_buffer_sizes"
-                } else {
-                    ""
-                };
-                format!(" (the file's own plan: {}{its})", words::bytes(b))
-            })
+            .map_or(String::new(), |b| format!(" (the file's own plan: {}{its})", words::bytes(b)))
     ))
 }
 

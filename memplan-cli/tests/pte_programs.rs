@@ -155,6 +155,48 @@ fn every_program_s_own_plan_checks_and_write_never_exceeds_it() {
 }
 
 #[test]
+fn a_plan_larger_than_the_file_s_own_is_not_written() {
+    // 64-byte alignment makes memplan's plan of add.pte larger than its own 48 bytes.
+    let add = models().join("add.pte");
+    let out_file = tmp("add_align64.pte");
+    let (code, out, err) = run(&[
+        "plan",
+        &add.display().to_string(),
+        "--align",
+        "64",
+        "--write",
+        &out_file.display().to_string(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(number_after(&out, "  planned ") > own_sizes(&add)[1] as u64);
+    assert_eq!(
+        std::fs::read(&out_file).unwrap(),
+        std::fs::read(&add).unwrap()
+    );
+    assert!(
+        out.lines().last().unwrap().contains(
+            "the file's own plan, unchanged (48 bytes, its non_const_buffer_sizes): memplan's plan needs"
+        ),
+        "{out}"
+    );
+    // When the file's own plan does not check either, nothing is written.
+    let broken = add_variant("collide_for_write.pte", 0, Some((32, 4, 0)));
+    let none = tmp("collide_align64.pte");
+    let _ = std::fs::remove_file(&none);
+    let (code, _, err) = run(&[
+        "plan",
+        &broken.display().to_string(),
+        "--align",
+        "64",
+        "--write",
+        &none.display().to_string(),
+    ]);
+    assert_ne!(code, Some(0));
+    assert!(err.contains("nothing written"), "{err}");
+    assert!(!none.exists());
+}
+
+#[test]
 fn reuse_at_one_offset_passes_and_kernels_writing_one_offset_while_both_are_live_collide() {
     // c = a + b (value 4, offset 32), d = c + b (value 5) on a's bytes (offset 0): a is
     // named by instruction 0 only.

@@ -124,7 +124,13 @@ pub fn findings(
         misaligned: 0,
         outside: 0,
     };
-    let tensors = model.map(ModelFile::buffer_tensors);
+    // Where each buffer of a program is written, to tell a `cond`'s branches apart.
+    let defined: Vec<Option<u32>> = model.map_or_else(Vec::new, |m| {
+        m.buffer_tensors()
+            .iter()
+            .map(|t| m.branches.defined(t))
+            .collect()
+    });
     let several = problem.regions.len() > 1;
     for (r, id) in ids.iter().enumerate() {
         let members: Vec<usize> = (0..placed.len()).filter(|&i| placed[i].region == r).collect();
@@ -140,8 +146,8 @@ pub fn findings(
             if in_place_pair(&problem, &placed, a, b) {
                 continue;
             }
-            if let (Some(m), Some(t)) = (model, &tensors)
-                && m.branches.exclusive(&t[a], &t[b])
+            if let Some(m) = model
+                && m.branches.apart(defined[a], defined[b])
             {
                 continue;
             }

@@ -322,3 +322,23 @@ fn the_branches_of_a_cond_are_told_apart() {
     // A plan input is written before the cond: compatible with both.
     assert!(!m.branches.exclusive(&[k(2)], &[k(sources[1])]));
 }
+
+#[test]
+fn a_long_tensor_list_reads_in_linear_time() {
+    // add.pte given a list of 100,000 tensors (copies of its output) in place of a.
+    let n = 100_000;
+    let mut p = program(ADD);
+    let proto = values(&mut p)[2].clone();
+    let first = values(&mut p).len() as i32;
+    values(&mut p).extend((0..n).map(|_| proto.clone()));
+    let mut list = TensorListT::default();
+    list.items = Some((first..first + n).collect());
+    values(&mut p).push(evalue(KernelTypesT::TensorList(Box::new(list))));
+    let list = first + n;
+    plan(&mut p).chains.as_mut().unwrap()[0].instructions = Some(vec![add(list, 1, 2)]);
+    let start = std::time::Instant::now();
+    let m = read(&p).unwrap();
+    let took = start.elapsed();
+    assert_eq!(m.tensors.len(), 3 + n as usize);
+    assert!(took.as_secs() < 10, "{took:?}");
+}

@@ -206,20 +206,33 @@ impl Branches {
         self.defined_in = defined;
     }
 
+    /// Where the planned tensors `members` (a group sharing bytes, or one tensor) are
+    /// written or bound: the innermost region holding every such step; `None` when nothing
+    /// writes them, or the program has no `cond`.
+    pub fn defined(&self, members: &[usize]) -> Option<u32> {
+        if !self.any() {
+            return None;
+        }
+        members
+            .iter()
+            .filter_map(|&k| self.defined_in.get(k).copied().flatten())
+            .reduce(|x, y| self.common(x, y))
+    }
+
+    /// Whether what is written in regions `a` and `b` ([`Branches::defined`]) is never
+    /// live together: they are the two branches of one `cond`, or in them.
+    pub fn apart(&self, a: Option<u32>, b: Option<u32>) -> bool {
+        match (a, b) {
+            (Some(x), Some(y)) => !self.compatible(x, y),
+            _ => false,
+        }
+    }
+
     /// Whether no invocation writes both: the planned tensors `a` and `b` (each a group
     /// of planned tensors sharing bytes) are written or bound only in the two branches of
     /// one `cond`, so they are never live together.
     pub fn exclusive(&self, a: &[usize], b: &[usize]) -> bool {
-        let region = |members: &[usize]| {
-            members
-                .iter()
-                .filter_map(|&k| self.defined_in.get(k).copied().flatten())
-                .reduce(|x, y| self.common(x, y))
-        };
-        match (region(a), region(b)) {
-            (Some(x), Some(y)) => !self.compatible(x, y),
-            _ => false,
-        }
+        self.apart(self.defined(a), self.defined(b))
     }
 
     /// Whether the program has `cond`s memplan tells apart.

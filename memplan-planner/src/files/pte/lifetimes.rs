@@ -118,8 +118,8 @@ pub(super) struct Program<'p> {
     pub names: &'p [String],
 }
 
-/// What one instruction does to the values: the values (list members in place of their
-/// lists) it reads and those it writes, each once, in argument order.
+/// What one instruction does to the values: the values (lists and their members) it
+/// reads and those it writes, each once, in argument order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct Access {
     /// Values it references without writing them.
@@ -162,13 +162,6 @@ impl Uses {
     fn write(&mut self, v: usize, s: Step) {
         let w = self.written[v].get_or_insert(s);
         *w = (*w).min(s);
-    }
-}
-
-/// Pushes `v` onto `list` unless it is there (argument lists are short).
-fn push_once(list: &mut Vec<usize>, v: usize) {
-    if !list.contains(&v) {
-        list.push(v);
     }
 }
 
@@ -242,6 +235,9 @@ pub(super) fn uses(p: &Program<'_>) -> Result<Uses, Vec<String>> {
     let mut read_where_first_written = vec![false; n];
     // The first step that names each value as an argument itself (not as a list member).
     let mut direct: Vec<Option<Step>> = vec![None; n];
+    // The last step (+ 1) that listed each value among its writes, its reads: each value
+    // once per instruction, in linear time however long its lists are.
+    let (mut wrote, mut read) = (vec![0usize; n], vec![0usize; n]);
     for (s, instr) in p.instrs.iter().enumerate() {
         let step = s as Step;
         let (chain, start) = u.chain_of[s];
@@ -287,7 +283,7 @@ pub(super) fn uses(p: &Program<'_>) -> Result<Uses, Vec<String>> {
                         let returned = a + 1 == slots.len();
                         if view && returned {
                             // `et_view(self, size, out)`: out takes self's data.
-                            push_once(&mut access.reads, v);
+                            access.reads.push(v);
                             if p.kinds[slots[0]] != Kind::Faulty && slots[0] != v {
                                 binds.push((step, slots[0], v));
                             }
@@ -296,9 +292,9 @@ pub(super) fn uses(p: &Program<'_>) -> Result<Uses, Vec<String>> {
                         let written = !kernel || returned;
                         for x in std::iter::once(v).chain(members(v)) {
                             if written {
-                                push_once(&mut access.writes, x);
+                                access.writes.push(x);
                             } else {
-                                push_once(&mut access.reads, x);
+                                access.reads.push(x);
                             }
                         }
                     }
@@ -317,8 +313,8 @@ pub(super) fn uses(p: &Program<'_>) -> Result<Uses, Vec<String>> {
                             )));
                         }
                     }
-                    push_once(&mut access.reads, f);
-                    push_once(&mut access.reads, t);
+                    access.reads.push(f);
+                    access.reads.push(t);
                     if f != t {
                         binds.push((step, f, t));
                     }
@@ -331,7 +327,7 @@ pub(super) fn uses(p: &Program<'_>) -> Result<Uses, Vec<String>> {
                             p.kinds[v].name()
                         )));
                     }
-                    push_once(&mut access.reads, v);
+                    access.reads.push(v);
                 }
                 Instr::JumpFalse(cond, dest) => {
                     let c = index(*cond, &|| at("cond_value_index".into()))?;
@@ -365,7 +361,7 @@ pub(super) fn uses(p: &Program<'_>) -> Result<Uses, Vec<String>> {
                             )));
                         }
                     }
-                    push_once(&mut access.reads, c);
+                    access.reads.push(c);
                 }
             }
             Ok(())
@@ -381,14 +377,20 @@ pub(super) fn uses(p: &Program<'_>) -> Result<Uses, Vec<String>> {
                 }
             }
         }
+        // Each value once, in argument order; a value written is not read there too.
+        let mark = s + 1;
+        access
+            .writes
+            .retain(|&v| std::mem::replace(&mut wrote[v], mark) != mark);
+        access
+            .reads
+            .retain(|&v| wrote[v] != mark && std::mem::replace(&mut read[v], mark) != mark);
         for &v in access.reads.iter().chain(&access.writes) {
             u.touch(v, step);
         }
         for &v in &access.writes {
             u.write(v, step);
         }
-        // A value written is not read there too.
-        access.reads.retain(|v| !access.writes.contains(v));
         u.access.push(access);
     }
     // Tensor lists, as `parseTensorList` and `parseListOptionalType` make them.

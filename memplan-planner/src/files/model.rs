@@ -191,7 +191,8 @@ pub struct PlannedTensor {
     pub memory_id: Option<u32>,
     /// Whether it must keep its bytes across invocations (TFLite variable tensors: TFLite
     /// Micro gives them persistent memory, outside the plan, unless the offline plan places
-    /// them). Its lifetime then spans every step.
+    /// them; an ExecuTorch tensor with state, such as a mutable buffer: see
+    /// [`super::pte`]). Its lifetime then spans every step.
     pub persistent: bool,
     /// The index in [`ModelFile::alias_groups`] of the group whose bytes it shares, if any.
     pub alias_group: Option<usize>,

@@ -373,3 +373,40 @@ fn a_mutable_buffer_keeps_its_bytes() {
         }
     }
 }
+
+#[test]
+fn executorch_s_own_plan_of_two_conds_in_a_row_collides_and_is_not_kept() {
+    // cond_twice.pte (memplan-planner/tests/data/pte/README.md): the runtime computes other
+    // outputs than PyTorch with this plan, and PyTorch's with tensors apart. The first
+    // cond's results (its MoveCalls' sources) are read after the second cond's branches
+    // wrote on their bytes.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../memplan-planner/tests/data/pte/cond_twice.pte");
+    let p = program(&std::fs::read(&path).unwrap());
+    let ins = instructions(&p);
+    let moves: Vec<(i32, i32)> = ins.iter().filter_map(|i| i.2).collect();
+    assert_eq!(moves.len(), 4);
+    let first: Vec<String> = moves[..2]
+        .iter()
+        .map(|m| format!("`value_{}`", m.0))
+        .collect();
+    let (code, out, _) = run(&["check", &path.display().to_string()]);
+    assert_eq!(code, Some(1), "{out}");
+    let pairs: Vec<&str> = out.lines().filter(|l| l.contains(" overlap: ")).collect();
+    assert!(!pairs.is_empty());
+    for line in pairs {
+        assert!(first.iter().any(|v| line.contains(v.as_str())), "{line}");
+    }
+    // memplan's plan keeps those bytes, so it needs more than this plan: nothing written.
+    let none = tmp("cond_twice_written.pte");
+    let _ = std::fs::remove_file(&none);
+    let (code, _, err) = run(&[
+        "plan",
+        &path.display().to_string(),
+        "--write",
+        &none.display().to_string(),
+    ]);
+    assert_ne!(code, Some(0));
+    assert!(err.contains("nothing written"), "{err}");
+    assert!(!none.exists());
+}

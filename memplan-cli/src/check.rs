@@ -1,9 +1,11 @@
 //! `memplan check FILE`. For a `.rs` file (by its extension): every `memory_plan!`
 //! invocation, through the macro's front end: its errors as the compiler would print them,
 //! or its report. For a plan file that gives offsets (an ExecuTorch export, a placed CSV,
-//! a JSON plan with every `offset`): every pair of buffers live at a common step that share
-//! bytes ([`memplan_planner::overlapping_pairs`]), every misaligned offset and every buffer out of bounds, each
-//! naming the buffers, their lines, steps and byte ranges.
+//! a JSON plan with every `offset`, a model's own plan): every pair of buffers live at a
+//! common step that share bytes ([`memplan_planner::overlapping_pairs`]; for a `.pte`
+//! program, unless a `cond`'s branches keep them apart), every misaligned offset and every
+//! buffer out of bounds, each naming the buffers, their lines (a model's values), steps and
+//! byte ranges.
 
 use std::path::{Path, PathBuf};
 
@@ -26,7 +28,11 @@ use crate::options::{parse_align, parse_size};
 /// plan export (checked per mem_id), a placed CSV (name,offset,size,first,last, as
 /// memplan-bench --write-plans writes), or a JSON plan whose every buffer has an offset.
 /// Reported: every pair of buffers live at a common step that share bytes, every offset
-/// that is not a multiple of the alignment, every buffer past the capacity.
+/// that is not a multiple of the alignment, every buffer past the capacity. A .pte
+/// program's own plan is checked as ExecuTorch runs it (tensors written only in the two
+/// branches of one cond are never live together; an overlap names the instruction from
+/// which both are live), against its non_const_buffer_sizes, whose sizes and lower bounds
+/// are printed too.
 ///
 /// Exit status: 0 when nothing is wrong, 1 when anything is, 2 when FILE cannot be read.
 #[derive(ClapArgs, Debug)]

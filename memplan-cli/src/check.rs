@@ -1,15 +1,17 @@
 //! `memplan check FILE`. For a `.rs` file (by its extension): every `memory_plan!`
 //! invocation, through the macro's front end: its errors as the compiler would print them,
 //! or its report. For a plan file that gives offsets (an ExecuTorch export, a placed CSV,
-//! a JSON plan with every `offset`): every pair of buffers live at a common step that share
-//! bytes ([`memplan_planner::for_each_overlapping_pair`], the first [`MAX_OVERLAPS`], then
-//! that there are more), every misaligned offset and every buffer out of bounds, each
-//! naming the buffers, their lines, steps and byte ranges.
+//! a JSON plan with every `offset`, a model's own plan): every pair of buffers live at a
+//! common step that share bytes ([`memplan_planner::for_each_overlapping_pair`], the first
+//! [`MAX_OVERLAPS`], then that there are more; for a `.pte`
+//! program, unless a `cond`'s branches keep them apart), every misaligned offset and every
+//! buffer out of bounds, each naming the buffers, their lines (a model's values), steps and
+//! byte ranges.
 
 use std::path::{Path, PathBuf};
 
 use clap::Args as ClapArgs;
-use memplan_planner::files::{PlanFile, read_any};
+use memplan_planner::files::{Format, ModelFile, ModelFormat, PlanFile, read_any, read_model};
 use memplan_planner::{Extent, Placed, Problem, for_each_overlapping_pair};
 
 use crate::diagnostic::{file_error, render};
@@ -27,8 +29,12 @@ use crate::options::{parse_align, parse_size};
 /// plan export (checked per mem_id), a placed CSV (name,offset,size,first,last, as
 /// memplan-bench --write-plans writes), or a JSON plan whose every buffer has an offset.
 /// Reported: every pair of buffers live at a common step that share bytes (the first 1000,
-/// then that there are more), every offset that is not a multiple of the alignment, every
-/// buffer past the capacity.
+/// then that there are more), every offset
+/// that is not a multiple of the alignment, every buffer past the capacity. A .pte
+/// program's own plan is checked as ExecuTorch runs it (tensors written only in the two
+/// branches of one cond are never live together; an overlap names the instruction from
+/// which both are live), against its non_const_buffer_sizes, whose sizes and lower bounds
+/// are printed too.
 ///
 /// Exit status: 0 when nothing is wrong, 1 when anything is, 2 when FILE cannot be read.
 #[derive(ClapArgs, Debug)]
@@ -57,7 +63,11 @@ pub fn run(args: Args) -> Result<bool, String> {
         let mut file = read_any(&args.file).map_err(|e| file_error(&e))?;
         // What a .tflite model's runtime plans with the file's offsets.
         crate::input::outside_the_plan(&mut file, true);
-        check_offsets(&file, args.capacity, args.align)
+        let model = match file.format {
+            Format::Pte => Some(read_model(&args.file).map_err(|e| file_error(&e))?.1),
+            _ => None,
+        };
+        check_offsets(&file, model.as_ref(), args.capacity, args.align)
     }
 }
 
@@ -95,13 +105,50 @@ fn check_source(file: &Path, out_dir: Option<&Path>) -> Result<bool, String> {
 /// of their number.
 pub const MAX_OVERLAPS: usize = 1000;
 
-/// Checks the offsets of `file`, printing every finding and a summary on stdout.
-fn check_offsets(file: &PlanFile, capacity: Option<u64>, align: u64) -> Result<bool, String> {
+/// What [`findings`] found in a plan's own offsets.
+pub struct Findings {
+    /// Each finding, a line.
+    pub lines: Vec<String>,
+    /// Pairs of buffers that share bytes while both are live (at most [`MAX_OVERLAPS`]).
+    pub overlaps: usize,
+    /// Whether there are more overlapping pairs than [`MAX_OVERLAPS`] (not looked for).
+    pub more_overlaps: bool,
+    /// Offsets that are not a multiple of their buffer's alignment.
+    pub misaligned: usize,
+    /// Buffers past their region's capacity.
+    pub outside: usize,
+}
+
+/// Every overlapping pair, misaligned offset and buffer out of bounds of `file`'s own
+/// offsets. For a `.pte` program (`model`, the same file read as a model), buffers that the
+/// program's `cond`s write only in two branches of one `cond` are never live together,
+/// and an overlap names the instruction that runs first with both live.
+///
+/// # Errors
+///
+/// As [`given::layout`].
+pub fn findings(
+    file: &PlanFile,
+    model: Option<&ModelFile>,
+    capacity: Option<u64>,
+    align: u64,
+) -> Result<(Findings, Problem), String> {
     let (problem, placed, ids) =
         given::layout(file, capacity, Some(align)).map_err(|e| e.to_string())?;
-    let mut findings: Vec<String> = Vec::new();
-    let (mut overlaps, mut misaligned, mut outside) = (0, 0, 0);
-    let mut more_overlaps = false;
+    let mut found = Findings {
+        lines: Vec::new(),
+        overlaps: 0,
+        more_overlaps: false,
+        misaligned: 0,
+        outside: 0,
+    };
+    // Where each buffer of a program is written, to tell a `cond`'s branches apart.
+    let defined: Vec<Option<u32>> = model.map_or_else(Vec::new, |m| {
+        m.buffer_tensors()
+            .iter()
+            .map(|t| m.branches.defined(t))
+            .collect()
+    });
     let several = problem.regions.len() > 1;
     for (r, id) in ids.iter().enumerate() {
         let members: Vec<usize> = (0..placed.len()).filter(|&i| placed[i].region == r).collect();
@@ -110,28 +157,34 @@ fn check_offsets(file: &PlanFile, capacity: Option<u64>, align: u64) -> Result<b
         } else {
             String::new()
         };
-        let shown = Shown { file, problem: &problem, placed: &placed };
+        let shown = Shown { file, problem: &problem, placed: &placed, model };
         let extents: Vec<Extent> = members.iter().map(|&i| shown.extent(i)).collect();
         // The first MAX_OVERLAPS pairs of all memory ids: the sweep stops there, so a plan
         // of every buffer on the same bytes costs no more than its first pairs.
         let complete = for_each_overlapping_pair(&extents, |a, b| {
-            if in_place_pair(&problem, &placed, members[a], members[b]) {
+            let (a, b) = (members[a], members[b]);
+            if in_place_pair(&problem, &placed, a, b) {
                 return true;
             }
-            if overlaps == MAX_OVERLAPS {
+            if let Some(m) = model
+                && m.branches.apart(defined[a], defined[b])
+            {
+                return true;
+            }
+            if found.overlaps == MAX_OVERLAPS {
                 return false;
             }
-            overlaps += 1;
-            findings.push(shown.overlap(members[a], members[b], &place));
+            found.overlaps += 1;
+            found.lines.push(shown.overlap(a, b, &place));
             true
         });
-        more_overlaps |= !complete;
+        found.more_overlaps |= !complete;
         for &i in &members {
             let b = &problem.buffers[i];
             let a = problem.effective_align(b, r);
             if placed[i].offset % a != 0 {
-                misaligned += 1;
-                findings.push(format!(
+                found.misaligned += 1;
+                found.lines.push(format!(
                     "{}: buffer {} at offset {} is not a multiple of its alignment, {}{place}",
                     shown.at(i), shown.describe(i), placed[i].offset, words::bytes(a)
                 ));
@@ -139,26 +192,56 @@ fn check_offsets(file: &PlanFile, capacity: Option<u64>, align: u64) -> Result<b
             let cap = problem.regions[r].capacity;
             let end = u128::from(placed[i].offset) + u128::from(b.size);
             if end > u128::from(cap) {
-                outside += 1;
-                findings.push(format!(
+                found.outside += 1;
+                found.lines.push(format!(
                     "{}: buffer {} ends at byte {end}, past the capacity of {}{place} (over by {})",
                     shown.at(i), shown.describe(i), words::bytes(cap), end - u128::from(cap)
                 ));
             }
         }
     }
-    for f in &findings {
+    Ok((found, problem))
+}
+
+/// Checks the offsets of `file` (`model`: the same `.pte` program read as a model),
+/// printing every finding and a summary on stdout; for a `.pte` program, also each memory
+/// id's own size and the lower bound.
+fn check_offsets(
+    file: &PlanFile,
+    model: Option<&ModelFile>,
+    capacity: Option<u64>,
+    align: u64,
+) -> Result<bool, String> {
+    let (found, problem) = findings(file, model, capacity, align)?;
+    for f in &found.lines {
         println!("{f}");
+    }
+    if file.format == Format::Pte {
+        let own = given::planned(file, String::new(), capacity, Some(align))
+            .map_err(|e| e.to_string())?;
+        for (r, rp) in own.plan.regions.iter().enumerate() {
+            let id = own.ids[r];
+            let asked = file.buffer_sizes.get(id as usize).copied().unwrap_or(0);
+            let peak = rp
+                .peak_step
+                .map_or(String::new(), |s| format!(", live together at instruction {s}"));
+            println!(
+                "{}: memory id {id}: the file's own plan asks for {} (non_const_buffer_sizes[{id}]); lower bound {}{peak}",
+                file.file,
+                words::bytes(asked),
+                words::bytes(rp.lower_bound),
+            );
+        }
     }
     let count = |n: usize, one: &str, many: &str| match n {
         0 => format!("no {one}"),
         1 => format!("1 {one}"),
         n => format!("{n} {many}"),
     };
-    let overlapping = if more_overlaps {
+    let overlapping = if found.more_overlaps {
         format!("more than {MAX_OVERLAPS} overlapping pairs (the first {MAX_OVERLAPS} listed)")
     } else {
-        count(overlaps, "overlapping pair", "overlapping pairs")
+        count(found.overlaps, "overlapping pair", "overlapping pairs")
     };
     println!(
         "{}: {} in {}: {}, {}, {}",
@@ -166,10 +249,10 @@ fn check_offsets(file: &PlanFile, capacity: Option<u64>, align: u64) -> Result<b
         words::count(problem.buffers.len(), "buffer"),
         words::count(problem.regions.len(), "memory id"),
         overlapping,
-        count(misaligned, "misaligned offset", "misaligned offsets"),
-        count(outside, "buffer out of bounds", "buffers out of bounds"),
+        count(found.misaligned, "misaligned offset", "misaligned offsets"),
+        count(found.outside, "buffer out of bounds", "buffers out of bounds"),
     );
-    Ok(findings.is_empty())
+    Ok(found.lines.is_empty())
 }
 
 /// How findings name buffers.
@@ -177,6 +260,8 @@ struct Shown<'a> {
     file: &'a PlanFile,
     problem: &'a Problem,
     placed: &'a [Placed],
+    /// The model the plan is of, whose operators name the steps.
+    model: Option<&'a ModelFile>,
 }
 
 impl Shown<'_> {
@@ -225,14 +310,23 @@ impl Shown<'_> {
 
     fn overlap(&self, a: usize, b: usize, place: &str) -> String {
         let (x, y) = (self.extent(a), self.extent(b));
+        let first = x.first.max(y.first);
+        // A `.pte` program's steps are its instructions: name the first.
+        let instruction = self
+            .model
+            .filter(|m| m.format == ModelFormat::Pte)
+            .and_then(|m| m.operators.get(first as usize))
+            .map_or(String::new(), |o| {
+                format!(", from instruction {first} (`{}`) on", o.name)
+            });
         format!(
-            "{}: buffers {} and {} overlap{place}: bytes {}..{} are used by both at steps {}..={}",
+            "{}: buffers {} and {} overlap{place}: bytes {}..{} are used by both at steps {}..={}{instruction}",
             self.at(a),
             self.describe(a),
             self.describe_at(b, &self.where_in(b)),
             x.offset.max(y.offset),
             x.end().min(y.end()),
-            x.first.max(y.first),
+            first,
             x.last.min(y.last)
         )
     }

@@ -12,8 +12,9 @@ use memplan_planner::{
 use crate::planned::Planned;
 
 /// The file's offsets: the problem (regions with `capacity`, default unbounded, and
-/// alignment `align`, default 16, unless the file declares its own), each buffer's place,
-/// and each region's memory id.
+/// alignment `align`, default 16, unless the file declares its own; a `.pte` program's
+/// memory ids are as large as its `non_const_buffer_sizes`), each buffer's place, and each
+/// region's memory id.
 ///
 /// # Errors
 ///
@@ -53,7 +54,14 @@ pub fn layout(
             let mem_ids: BTreeSet<u32> = file.buffers.iter().filter_map(|b| b.mem_id).collect();
             mem_ids
                 .iter()
-                .map(|&m| (region(format!("mem_id {m}"), None), u64::from(m)))
+                .map(|&m| {
+                    // A program's own buffer: the bytes it asks the runtime for.
+                    let own = file.buffer_sizes.get(m as usize).copied();
+                    (
+                        region(format!("mem_id {m}"), Some((own, None))),
+                        u64::from(m),
+                    )
+                })
                 .unzip()
         }
         Format::Placed => (vec![region("arena".into(), None)], vec![0]),
@@ -111,7 +119,9 @@ pub fn layout(
 }
 
 /// The file's own offsets as a [`Planned`]: each region's planned bytes (the largest
-/// offset + size), lower bound and peak step computed from them.
+/// offset + size; for a `.pte` program, the buffer it asks the runtime for, its
+/// `non_const_buffer_sizes`, when that is more), lower bound and peak step computed from
+/// them.
 ///
 /// # Errors
 ///
@@ -144,12 +154,16 @@ pub fn planned(
                     .collect(),
             };
             let (lb, peak) = lower_bound(&instance);
+            // A program's own plan is the buffer it asks the runtime for
+            // (`non_const_buffer_sizes`), which its tensors may not fill.
+            let asked = file.buffer_sizes.get(ids[r] as usize).copied().unwrap_or(0);
             let planned_bytes = members
                 .iter()
                 .filter(|&&i| problem.buffers[i].size > 0)
                 .map(|&i| placed[i].offset.saturating_add(problem.buffers[i].size))
                 .max()
-                .unwrap_or(0);
+                .unwrap_or(0)
+                .max(asked);
             let align = instance
                 .items
                 .iter()

@@ -224,12 +224,22 @@ fn load_file(
             .iter()
             .all(|b| b.offset.is_some() || b.role == Role::Scratch);
     let file_bytes = own.then(|| {
-        file.buffers
+        let reach = file
+            .buffers
             .iter()
             .filter(|b| b.size > 0)
             .filter_map(|b| b.offset.map(|o| o.saturating_add(b.size)))
             .max()
-            .unwrap_or(0)
+            .unwrap_or(0);
+        // A program's own plan, in the runtime's units: the buffers it asks for.
+        match file.format {
+            Format::Pte => file
+                .buffer_sizes
+                .iter()
+                .fold(0u64, |a, &b| a.saturating_add(b))
+                .max(reach),
+            _ => reach,
+        }
     });
     let planned = Planned {
         title,

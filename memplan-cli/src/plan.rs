@@ -110,11 +110,39 @@ fn write_back(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) ->
     let mut offsets = tensor_offsets(path, &model, p)?;
     let mut arena = p.plan.regions[0].planned_bytes;
     let mut said = format!("at memplan's offsets in an arena of {}", words::bytes(arena));
+    // A program's own plan, in the runtime's units: what it asks the runtime for.
+    let its = if model.format == ModelFormat::Pte {
+        ", its non_const_buffer_sizes"
+    } else {
+        ""
+    };
     if model.format == ModelFormat::Tflite {
         let chosen = crate::tflm::choose(&model, &offsets)?;
         said = chosen.said;
         offsets = chosen.offsets;
         arena = chosen.head;
+    } else if let (Some(own), Some(file)) = (p.file_bytes, &loaded.file)
+        && arena > own
+    {
+        // A plan larger than the one the file has is not written: the file's own is kept.
+        let (found, _) = crate::check::findings(file, Some(&model), None, model.align)?;
+        if !found.lines.is_empty() {
+            return Err(format!(
+                "--write {}: memplan's plan needs {}, more than the file's own plan ({}{its}), and the file's own plan has {} (`memplan check {}`): nothing written",
+                out.display(),
+                words::bytes(arena),
+                words::bytes(own),
+                count(found.lines.len(), "finding"),
+                path.display()
+            ));
+        }
+        crate::output::write(out, &bytes)?;
+        return Ok(format!(
+            "wrote {}: the file's own plan, unchanged ({}{its}): memplan's plan needs {}, more, so it is not written",
+            out.display(),
+            words::bytes(own),
+            words::bytes(arena)
+        ));
     }
     let written = write_model_plan(&bytes, &model, &offsets, arena).map_err(|e| e.to_string())?;
     crate::output::write(out, &written)?;
@@ -130,14 +158,16 @@ fn write_back(path: &std::path::Path, loaded: &Loaded, out: &std::path::Path) ->
     let planned_tensors: Vec<Vec<usize>> = model
         .buffer_tensors()
         .into_iter()
-        .filter(|m| !m.iter().any(|&t| model.tensors[t].persistent))
+        .filter(|m| {
+            model.format != ModelFormat::Tflite || !m.iter().any(|&t| model.tensors[t].persistent)
+        })
         .collect();
     Ok(format!(
         "wrote {}: {} {said}{}{kept}",
         out.display(),
         tensors_in_buffers(&planned_tensors),
         p.file_bytes
-            .map_or(String::new(), |b| format!(" (the file's own plan: {})", words::bytes(b)))
+            .map_or(String::new(), |b| format!(" (the file's own plan: {}{its})", words::bytes(b)))
     ))
 }
 
@@ -152,8 +182,10 @@ fn tensor_offsets(path: &std::path::Path, model: &ModelFile, p: &Planned) -> Res
     let mut scratch = 0;
     for b in &model.plan_file().buffers {
         match b.role {
-            Role::Tensor => offsets.push(planned.next()),
-            Role::Persistent => offsets.push(None),
+            // TFLite Micro keeps a variable tensor outside its plan; an ExecuTorch program's
+            // state is planned like any tensor.
+            Role::Persistent if model.format == ModelFormat::Tflite => offsets.push(None),
+            Role::Tensor | Role::Persistent => offsets.push(planned.next()),
             Role::Scratch => {
                 planned.next();
                 scratch += 1;
@@ -235,8 +267,9 @@ pub fn text(loaded: &Loaded, top: usize) -> String {
             loaded.describe,
             strategy(p)
         );
+        let pte = loaded.file.as_ref().is_some_and(|f| f.format == Format::Pte);
         for r in 0..p.problem.regions.len() {
-            region_text(&mut s, p, r, &stats::region(p, r), top);
+            region_text(&mut s, p, r, &stats::region(p, r), top, pte);
         }
         pools_text(&mut s, p);
     }
@@ -282,7 +315,9 @@ fn pools_text(s: &mut String, p: &Planned) {
     }
 }
 
-fn region_text(s: &mut String, p: &Planned, r: usize, st: &RegionStats, top: usize) {
+/// One region's rows; `pte`: the plan is a `.pte` program's, whose own plan is the
+/// buffers it asks the runtime for.
+fn region_text(s: &mut String, p: &Planned, r: usize, st: &RegionStats, top: usize, pte: bool) {
     let rp = &p.plan.regions[r];
     let ratio = st.ratio.map_or("-".to_string(), |x| format!("{x:.4}"));
     let _ = writeln!(s, "\nregion `{}` (memory id {})", p.problem.regions[r].name, p.ids[r]);
@@ -304,8 +339,14 @@ fn region_text(s: &mut String, p: &Planned, r: usize, st: &RegionStats, top: usi
         let _ = writeln!(s, "  {k:<16} {v}");
     }
     if let Some(fb) = p.file_bytes {
-        let x = (rp.lower_bound > 0).then(|| format!(" ({:.4} x the bound)", fb as f64 / rp.lower_bound as f64));
-        let _ = writeln!(s, "  {:<16} {}{}", "file's offsets", bytes(fb), x.unwrap_or_default());
+        let x = (rp.lower_bound > 0).then(|| format!("{:.4} x the bound", fb as f64 / rp.lower_bound as f64));
+        if pte {
+            let x = x.map_or(String::new(), |x| format!(", {x}"));
+            let _ = writeln!(s, "  {:<16} {} (non_const_buffer_sizes{x})", "file's own plan", bytes(fb));
+        } else {
+            let x = x.map_or(String::new(), |x| format!(" ({x})"));
+            let _ = writeln!(s, "  {:<16} {}{x}", "file's offsets", bytes(fb));
+        }
     }
     let Some(step) = rp.peak_step else {
         let _ = writeln!(s, "  {:<16} none: no bytes are live", "peak");
@@ -430,7 +471,8 @@ pub struct JsonRegionReport {
     pub node_budget: Option<u64>,
     /// The region's buffers.
     pub buffers: usize,
-    /// The bytes of the file's own offsets, when memplan planned a file that has some.
+    /// The bytes of the file's own plan, when memplan planned a file that has one: the
+    /// largest offset + size; a `.pte` program's `non_const_buffer_sizes`.
     pub file_bytes: Option<u64>,
 }
 

@@ -19,8 +19,9 @@ pub struct Planned {
     /// The memory id shown for each region: its index, or ExecuTorch's `mem_id` for a
     /// file's own offsets.
     pub ids: Vec<u64>,
-    /// The bytes of the file's own offsets (the largest offset + size), when memplan
-    /// planned a file that has offsets (ExecuTorch's own plan, a placed CSV).
+    /// The bytes of the file's own plan, when memplan planned a file that has offsets
+    /// (ExecuTorch's own plan, a placed CSV): the largest offset + size; for a `.pte`
+    /// program, the buffers it asks the runtime for (`non_const_buffer_sizes`).
     pub file_bytes: Option<u64>,
     /// The buffers of each region, computed once (see [`Planned::in_region`]).
     pub by_region: std::cell::OnceCell<Vec<Vec<usize>>>,

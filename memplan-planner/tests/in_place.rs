@@ -203,7 +203,16 @@ mod exhaustion {
         let roots: Vec<usize> = (0..n)
             .filter(|&i| p.buffers[i].in_place_of.is_none())
             .collect();
-        let top: u64 = p.buffers.iter().map(|b| b.size).sum::<u64>().max(16);
+        // Every unpinned root's offset, in steps of 16, up to the end of the highest pin
+        // plus every size: an optimal layout never puts a buffer higher (a layout of
+        // unpinned buffers stacked above every pin fits there).
+        let pins_end = p
+            .buffers
+            .iter()
+            .filter_map(|b| b.pin.map(|o| o + b.size))
+            .max()
+            .unwrap_or(0);
+        let top: u64 = (pins_end + p.buffers.iter().map(|b| b.size).sum::<u64>()).max(16);
         let choices: Vec<Vec<u64>> = roots
             .iter()
             .map(|&r| match p.buffers[r].pin {

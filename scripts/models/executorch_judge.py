@@ -6,12 +6,18 @@
 Both programs are loaded with ExecuTorch's Python runtime (`executorch.runtime`, the
 portable C++ runtime behind pybindings) and every method of the original runs on the same
 fixed inputs (model_inputs.py: three seeded sets, each input's dtype and shape read from the
-method's metadata). Every output must be identical byte for byte (the raw bytes of each
-output tensor are compared, not values). For each program it prints the planned-arena
-bytes: `non_const_buffer_sizes` of each method (index 0 is reserved and always 0).
+method's metadata), invocation after invocation of one loaded method: seed 0, 1, 2, then
+seed 0 again, so that a plan that leaves one invocation's bytes where the next one reads
+them (values with initial state, loaded once) shows. Every output must be identical byte
+for byte (the raw bytes of each output tensor are compared, not values), and the
+original's outputs must differ between the seeded sets (a method that takes inputs and
+computes the same whatever they are does not test a plan: the judge fails it). For each
+program it prints the planned-arena bytes: `non_const_buffer_sizes` of each method (index 0
+is reserved and always 0).
 
-Exit status: 0 when every output is identical; 1 on any difference, or when the runtime
-loads the original but refuses the written program (e.g. an offset past a buffer's end);
+Exit status: 0 when every output is identical; 1 on any difference, when the runtime
+loads the original but refuses the written program (e.g. an offset past a buffer's end), or
+when the original's outputs do not depend on its inputs;
 3 when the runtime refuses the original too (not judged). Several pairs are judged in one
 process (torch and the runtime load once, about 10 s); the status is then the worst.
 
@@ -79,7 +85,8 @@ def run(data: bytes, runtime: Runtime) -> dict[str, list[list[bytes]]]:
         if method is None:
             raise Refused(f"load_method({name!r}) gave nothing")
         meta = method.metadata
-        for k in range(SEEDED_SETS):
+        # One loaded method, invocation after invocation; the last repeats the first set.
+        for run_index, k in enumerate([*range(SEEDED_SETS), 0]):
             inputs = []
             for i in range(meta.num_inputs()):
                 info = meta.input_tensor_meta(i)
@@ -88,8 +95,20 @@ def run(data: bytes, runtime: Runtime) -> dict[str, list[list[bytes]]]:
                 outputs = method.execute(inputs)
             except Exception as e:
                 raise Refused(f"{name} execute: {type(e).__name__}: {e}") from e
-            results[f"{name} seed{k}"] = [raw(o) for o in outputs]
+            again = " again" if run_index >= SEEDED_SETS else ""
+            results[f"{name} seed{k}{again}"] = [raw(o) for o in outputs]
+        if meta.num_inputs() > 0:
+            results[f"{name} inputs"] = meta.num_inputs()
     return results
+
+
+def independent_of_inputs(results) -> list[str]:
+    """The methods that take inputs whose outputs are the same for every seeded set."""
+    methods = [key[: -len(" inputs")] for key in results if key.endswith(" inputs")]
+    return [
+        m for m in methods
+        if len({tuple(results[f"{m} seed{k}"]) for k in range(SEEDED_SETS)}) == 1
+    ]
 
 
 def judge(orig_path: str, written_path: str, quiet: bool = False) -> int:
@@ -104,6 +123,9 @@ def judge(orig_path: str, written_path: str, quiet: bool = False) -> int:
         say(f"  NOT JUDGED: the runtime refuses the original: {e}")
         return 3
     say(f"  original {orig_path}: planned-arena bytes (non_const_buffer_sizes) {pte_plan.buffer_sizes(orig)}")
+    constant = independent_of_inputs(out_a)
+    for m in constant:
+        say(f"  FAIL: {m}: the original computes the same outputs for every seeded input set: they do not test the plan")
     try:
         sizes_b = pte_plan.buffer_sizes(written)
     except Exception as e:
@@ -114,10 +136,10 @@ def judge(orig_path: str, written_path: str, quiet: bool = False) -> int:
     except Refused as e:
         say(f"  FAIL: the runtime runs the original but refuses the written program: {e}")
         return 1
-    ok = set(out_a) == set(out_b)
-    if not ok:
+    ok = set(out_a) == set(out_b) and not constant
+    if set(out_a) != set(out_b):
         say(f"  methods differ: {sorted(out_a)} vs {sorted(out_b)}")
-    for key in sorted(out_a):
+    for key in sorted(k for k in out_a if not k.endswith(" inputs")):
         a, b = out_a[key], out_b.get(key, [])
         same = a == b
         nbytes = sum(len(x) for x in a)

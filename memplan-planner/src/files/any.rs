@@ -114,6 +114,7 @@ pub fn parse_any(text: &str, file: &str) -> Result<PlanFile, FileError> {
         name: None,
         regions: Vec::new(),
         buffers,
+        buffer_sizes: Vec::new(),
     })
 }
 

@@ -352,6 +352,7 @@ pub fn parse_json(text: &str, file: &str) -> Result<PlanFile, FileError> {
         name: doc.name,
         regions,
         buffers,
+        buffer_sizes: Vec::new(),
     })
 }
 

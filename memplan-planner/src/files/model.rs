@@ -191,7 +191,8 @@ pub struct PlannedTensor {
     pub memory_id: Option<u32>,
     /// Whether it must keep its bytes across invocations (TFLite variable tensors: TFLite
     /// Micro gives them persistent memory, outside the plan, unless the offline plan places
-    /// them). Its lifetime then spans every step.
+    /// them; an ExecuTorch tensor with state, such as a mutable buffer: see
+    /// [`super::pte`]). Its lifetime then spans every step.
     pub persistent: bool,
     /// The index in [`ModelFile::alias_groups`] of the group whose bytes it shares, if any.
     pub alias_group: Option<usize>,
@@ -468,4 +469,7 @@ pub struct ModelFile {
     /// Micro's reference kernels, [`super::tflite::Scratch`]); empty for ExecuTorch, whose
     /// kernels take temporary memory from the temp allocator instead.
     pub scratch: super::tflite::Scratch,
+    /// ExecuTorch: the branches of the program's `cond`s, which no invocation runs
+    /// together ([`super::pte::Branches`]); none for TFLite.
+    pub branches: super::pte::Branches,
 }

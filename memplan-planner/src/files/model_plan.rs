@@ -130,6 +130,7 @@ impl ModelFile {
             name: None,
             regions: Vec::new(),
             buffers,
+            buffer_sizes: self.buffer_sizes.clone(),
         }
     }
 }

@@ -129,9 +129,10 @@ pub enum Role {
     #[default]
     Tensor,
     /// A tensor that keeps its bytes from one invocation to the next (a TFLite variable
-    /// tensor: LSTM or SVDF state), live at every step. TensorFlow Lite Micro allocates
-    /// such a tensor in its persistent section, outside the planned one, unless an offline
-    /// plan gives it an offset.
+    /// tensor, LSTM or SVDF state; an ExecuTorch program's mutable buffer), live at every
+    /// step. TensorFlow Lite Micro allocates such a tensor in its persistent section,
+    /// outside the planned one, unless an offline plan gives it an offset; ExecuTorch plans
+    /// it like any other.
     Persistent,
     /// A scratch buffer a kernel requests when it is prepared
     /// ([`super::tflite::ScratchRequest`]), live at its operator's steps: the runtime
@@ -183,6 +184,10 @@ pub struct PlanFile {
     pub regions: Vec<FileRegion>,
     /// Its buffers, in file order.
     pub buffers: Vec<FileBuffer>,
+    /// The sizes of the buffers the file's own plan asks the runtime for, by memory id: a
+    /// `.pte` program's `non_const_buffer_sizes` (index 0 reserved, 0); empty for other
+    /// files.
+    pub buffer_sizes: Vec<u64>,
 }
 
 /// The capacity of a region without one (a CSV file's, a JSON region without `capacity`),

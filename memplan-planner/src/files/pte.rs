@@ -1,48 +1,63 @@
 //! `.pte` programs (ExecuTorch's `schema/program.fbs`), read as ExecuTorch's runtime runs
 //! them, and written back with memplan's offsets.
 //!
-//! Following `runtime/executor/program.cpp`, `method.cpp`, `tensor_parser_exec_aten.cpp`
-//! and the serializer `exir/_serialize/_program.py` (ExecuTorch `cff6f4dd`):
+//! Following `runtime/executor/program.cpp`, `method.cpp`, `tensor_parser_exec_aten.cpp`,
+//! the emitter `exir/emit/_emitter.py`, the planner `exir/memory_planning.py` and
+//! `exir/passes/memory_planning_pass.py`, and the serializer `exir/_serialize/_program.py`
+//! (ExecuTorch `cff6f4dd`):
 //!
 //! - **The plan**: one execution plan, chosen by name (the first by default).
 //! - **Which tensors**: every `Tensor` value with `allocation_info` (a memory-planned
-//!   tensor, `getMemPlannedPtr`), including those with initial data (`data_buffer_idx > 0`,
-//!   copied in at load). Values without it are constants (their data in the file:
-//!   [`TensorInfo::data`](super::TensorInfo::data)) or supplied at run time.
+//!   tensor, `getMemPlannedPtr`), including those with initial state (`data_buffer_idx > 0`,
+//!   or external: loaded once, when the method loads). Values without it are constants
+//!   (their data in the file: [`TensorInfo::data`](super::TensorInfo::data)) or supplied
+//!   at run time.
 //! - **Sizes**: elements (the product of `sizes`; 1 for a scalar) times the scalar type's
 //!   size, unpadded (`nbytes`); a `DYNAMIC_BOUND` tensor's `sizes` are its upper bound, as
 //!   ExecuTorch plans it. [`ModelFile::align`] is 16, ExecuTorch's memory planning's
 //!   default alignment.
 //! - **The file's own plan**: `memory_id` (1-based: ExecuTorch's runtime uses buffer
-//!   `memory_id - 1`), `memory_offset_low + (memory_offset_high << 32)`, and the buffer
-//!   sizes `non_const_buffer_sizes` (index 0 reserved).
+//!   `memory_id - 1`), `memory_offset_low + (memory_offset_high << 32)`, and the buffers'
+//!   sizes, `non_const_buffer_sizes` (index 0 reserved): what the program asks the runtime
+//!   for, [`ModelFile::buffer_sizes`], the figure memplan gives as the file's own plan
+//!   (`add.pte`: 48 bytes, though its three tensors end at byte 36).
 //! - **Steps** are instruction indices: the chains' instructions numbered in order, chain
 //!   0's first, from 0 (`Method::execute` runs the chains one after the other). A value is
 //!   live from the first to the last step that references it: a `KernelCall`'s or
 //!   `DelegateCall`'s argument (a `TensorList` or `OptionalTensorList` argument references
-//!   each of its members), a `MoveCall`'s source and destination, a `FreeCall`'s value, a
-//!   `JumpFalseCall`'s condition. The plan's inputs (and values with initial data) live
-//!   from step 0, its outputs to the last step; a planned tensor nothing references is live
-//!   at step 0 only.
-//! - **Aliases**: tensors ExecuTorch places on the same bytes on purpose are
-//!   [`AliasGroup`](super::AliasGroup)s, to be planned as one buffer. What the real files show: the emitter
-//!   elides a static view (`memory.view`, `_emit_view` in `exir/emit/_emitter.py`) into a
-//!   tensor value of its own with the base's `allocation_info`, and no instruction links the
-//!   two; the base is written by one kernel and the view only read by later ones, so their
-//!   lifetimes do not overlap, and the same memory id and offset alone cannot tell a view
-//!   from a tensor that reuses the bytes later. Two rules, in ExecuTorch's terms: (1) same
-//!   memory id and offset with overlapping lifetimes (both live on the same bytes at a step,
-//!   which ExecuTorch's plan allows only on purpose: an `et_view` output, an output placed
-//!   over an input the kernel reads at that step); (2) a planned tensor that no instruction
-//!   *writes* joins the tensor on the same memory id and offset that is written and was
-//!   first live most recently, at or before its own first step. A value is written where
-//!   it is a `KernelCall`'s last argument (the emitter appends a kernel's return values
-//!   after its arguments: an `.out` kernel's out tensors again, several as a
-//!   `TensorList`), any `DelegateCall` argument (a delegate does not say which are its
-//!   outputs), a `MoveCall`'s destination, or, at step 0, a plan input or a value with
-//!   initial data. Grouping is `O(n log n)`. `add.pte` and `arduino_add_model.pte` have no
+//!   each of its members there: the list holds pointers to its members' values), a
+//!   `MoveCall`'s source and destination, a `FreeCall`'s value, a `JumpFalseCall`'s
+//!   condition. A `MoveCall` makes its destination the source's tensor, on the source's
+//!   bytes (`mutable_value(move_to) = get_value(move_from)`), and `et_view` points its out
+//!   tensor at its input's data: the source is live as long as what is bound to it is read.
+//!   The plan's inputs live from step 0, its outputs to the last step; a planned tensor
+//!   nothing references is live at step 0 only. A tensor that keeps its bytes from one
+//!   invocation to the next is live at every step
+//!   ([`PlannedTensor::persistent`](super::PlannedTensor::persistent)): one with initial
+//!   state, a mutable buffer the emitter names, one referenced before the invocation first
+//!   writes it (`torch.export` reads a mutable buffer, ExecuTorch writes it back with
+//!   `copy_`), one an in-place operator (`aten::index_put_`) first writes.
+//! - **Aliases**: tensors ExecuTorch places on the same bytes on purpose, while both are
+//!   live, are [`AliasGroup`](super::AliasGroup)s, each planned as one buffer: an elided
+//!   static view (a tensor nothing writes, at the memory id and offset of the tensor
+//!   written there most recently), a value bound at its source's offset (`et_view`), an
+//!   out-variant kernel's output placed on an input it reads at that instruction, of the
+//!   same type and shape, whose group is not read after it. A tensor is written where it
+//!   is a `KernelCall`'s last argument (the emitter appends a kernel's return values after
+//!   its arguments: an `.out` kernel's out tensor again, several as a `TensorList`), any
+//!   `DelegateCall` argument (a delegate does not say which are its outputs), or, before
+//!   step 0, a plan input or a tensor with initial state. Reuse (a tensor on bytes whose
+//!   earlier tensor is no longer live, as the greedy planner places them) is no group:
+//!   memplan plans the two apart or together as it likes, and `memplan check` finds them
+//!   live at no common step. Any other two tensors on common bytes while both are live
+//!   collide. Grouping is `O(n log n)`. `add.pte` and `arduino_add_model.pte` have no
 //!   aliases; `tests/data/pte/views.pte` (two elided views, exported with ExecuTorch 1.5.1)
 //!   has two groups, and ExecuTorch computes a different output when they are split.
+//! - **Branches**: a `cond` as the emitter lays it out (two `JumpFalseCall`s, the second
+//!   on a `Bool` that is false) runs one of its branches per invocation: tensors written
+//!   only in its two branches are never live together ([`Branches`]), though their steps
+//!   say so once a `MoveCall` carries a branch's result past the `cond`. `memplan check`
+//!   uses this; memplan plans every branch as if it ran (`examples/data/pte/cond.pte`).
 //!
 //! - **Constants** are what their shapes say (`get_constant_buffer_data`): a
 //!   `constant_buffer` entry exactly the tensor's bytes (ExecuTorch refuses a longer one,
@@ -60,10 +75,17 @@
 //! at least 16 MiB, at most 1 GiB), charged for every value, instruction and argument
 //! before or as it is copied (instructions that share one argument list in the file would
 //! otherwise each copy it).
-//! Refused: backward jumps (loops), `DYNAMIC_UNBOUND` planned tensors (ExecuTorch refuses
-//! them too), memory ids and offsets outside `non_const_buffer_sizes`.
+//! Refused, naming the value, instruction or tensor list: what ExecuTorch refuses to load
+//! or run (an index out of range; an operator or delegate the plan does not have; an
+//! instruction of an unknown type or without its arguments; a `FreeCall` of a value that
+//! is not a tensor; a `JumpFalseCall` on a value that is neither a `Bool` nor a Bool
+//! tensor, or to past the end of its own chain; a tensor list holding a value that is not
+//! a tensor, or one after the list; `DYNAMIC_UNBOUND` planned tensors; memory ids and
+//! offsets outside `non_const_buffer_sizes`), and what memplan does not model: a jump back
+//! (a loop), a `MoveCall` of a tensor list.
 
 mod aliases;
+mod branches;
 mod header;
 mod lifetimes;
 mod types;
@@ -71,7 +93,7 @@ mod types;
 mod write;
 
 use memplan_flatbuffers::executorch::{
-    self as fb, InstructionArguments, KernelTypes, TensorShapeDynamism,
+    self as fb, InstructionArguments, KernelTypes, ScalarType, TensorShapeDynamism,
 };
 use memplan_flatbuffers::flatbuffers::VerifierOptions;
 
@@ -86,12 +108,64 @@ use super::flatbuffer::{self, MAX_RANK, error};
 use super::model::{
     ModelFile, ModelFormat, Operator, Options, PlannedTensor, Subgraph, TensorId, TensorInfo, Value,
 };
-use crate::problem::Lifetime;
-use lifetimes::Instr;
+use crate::problem::{Lifetime, Step};
+pub use branches::Branches;
+use lifetimes::{Instr, Kind};
 
 /// The alignment of every planned buffer, in bytes: ExecuTorch's default
 /// (`exir/memory_planning.py`, and `@executorch-tensor-alignment` in the schema).
 pub const ALIGN: u64 = 16;
+
+/// The operator whose out tensor takes its input's data: ExecuTorch's view of a tensor
+/// whose shape is not static (`_emit_view`; `kernels/prim_ops/et_view.cpp`).
+const ET_VIEW: &str = "executorch_prim::et_view";
+
+/// The in-place outputs of a program ([`aliases::InPlace`]): for each instruction, each
+/// planned tensor it first writes there, with each planned tensor it reads at the same
+/// memory id and offset, of the same scalar type and shape. `placed` and `tensors` are the
+/// planned tensors, `planned_index` the planned index of each value.
+fn in_place(
+    tensors: &[PlannedTensor],
+    placed: &[aliases::Placed],
+    uses: &lifetimes::Uses,
+    planned_index: &[Option<usize>],
+) -> Vec<aliases::InPlace> {
+    let key = |k: usize| {
+        (
+            placed[k].memory_id,
+            placed[k].offset,
+            tensors[k].element.code,
+            &tensors[k].shape,
+        )
+    };
+    let mut out = Vec::new();
+    for (s, access) in uses.access.iter().enumerate() {
+        let mut reads: Vec<usize> = access
+            .reads
+            .iter()
+            .filter_map(|&v| planned_index[v])
+            .filter(|&k| placed[k].size > 0)
+            .collect();
+        if reads.is_empty() {
+            continue;
+        }
+        reads.sort_unstable_by(|&a, &b| key(a).cmp(&key(b)));
+        for o in access.writes.iter().filter_map(|&v| planned_index[v]) {
+            if placed[o].written != Some(s as Step) || placed[o].size == 0 {
+                continue;
+            }
+            let from = reads.partition_point(|&r| key(r) < key(o));
+            for &i in reads[from..].iter().take_while(|&&r| key(r) == key(o)) {
+                out.push(aliases::InPlace {
+                    input: i,
+                    output: o,
+                    step: s as Step,
+                });
+            }
+        }
+    }
+    out
+}
 
 /// The flatbuffer part of `bytes`: up to the extended header's program size, or all of it.
 fn program_part<'a>(
@@ -440,12 +514,13 @@ impl<'a> Reader<'a> {
 
         // Every value, and the planned tensors among them.
         let mut out_values = Vec::with_capacity(values.len());
-        let mut lists: Vec<Option<Vec<i32>>> = Vec::with_capacity(values.len());
+        let mut kinds = Vec::with_capacity(values.len());
         let mut planned: Vec<(usize, PlannedTensor)> = Vec::new();
         let io =
             self.plan.inputs().map_or(0, |v| v.len()) + self.plan.outputs().map_or(0, |v| v.len());
         self.charge(8 * io, || "its inputs and outputs".to_string())?;
-        let mut initial: Vec<i32> = self
+        let mut persistent: Vec<i32> = Vec::new();
+        let inputs: Vec<i32> = self
             .plan
             .inputs()
             .map(|v| v.iter().collect())
@@ -455,23 +530,51 @@ impl<'a> Reader<'a> {
         let mut faults = Faults::new(Faulty::Parts);
         for (v, ev) in values.iter().enumerate() {
             self.charge(Self::value_bytes(ev), || format!("value {v}"))?;
-            match self.value(v, ev, &buffer_sizes, &mut planned, &mut initial) {
-                Ok((value, list)) => {
+            match self.value(v, ev, &buffer_sizes, &mut planned, &mut persistent) {
+                Ok((value, kind)) => {
                     out_values.push(value);
-                    lists.push(list);
+                    kinds.push(kind);
                 }
                 Err(e) => {
                     faults.add(e);
                     out_values.push(Value::Null);
-                    lists.push(None);
+                    kinds.push(Kind::Faulty);
                 }
             }
         }
 
         // Instructions, in step order.
+        let op_names: Vec<String> = self
+            .plan
+            .operators()
+            .iter()
+            .flatten()
+            .map(|o| match o.overload() {
+                Some(ov) if !ov.is_empty() => format!("{}.{ov}", o.name().unwrap_or("")),
+                _ => o.name().unwrap_or("").to_string(),
+            })
+            .collect();
+        let views: Vec<bool> = self
+            .plan
+            .operators()
+            .iter()
+            .flatten()
+            .map(|o| o.name() == Some(ET_VIEW))
+            .collect();
+        // ATen's in-place operators end in `_` (`aten::index_put_`).
+        let in_place_ops: Vec<bool> = op_names
+            .iter()
+            .map(|n| {
+                let base = n.split('.').next().unwrap_or("");
+                let op = base.rsplit("::").next().unwrap_or("");
+                op.ends_with('_') && !op.starts_with("__")
+            })
+            .collect();
         let mut instrs = Vec::new();
         let mut operators = Vec::new();
+        let mut chains = Vec::new();
         for (c, chain) in self.plan.chains().iter().flatten().enumerate() {
+            let mut len = 0;
             for (k, ins) in chain.instructions().iter().flatten().enumerate() {
                 if instrs.len() >= lifetimes::MAX_INSTRUCTIONS {
                     return Err(self.err(format!(
@@ -479,12 +582,12 @@ impl<'a> Reader<'a> {
                         lifetimes::MAX_INSTRUCTIONS
                     )));
                 }
-                let (instr, name) = self.instruction(&ins);
+                let (instr, name) = self.instruction(&ins, &op_names);
                 // Its records (the instruction, its operator, its arguments twice), charged
                 // as it is read: instructions that share one argument list in the file
                 // each get a copy of it.
                 let arguments = match &instr {
-                    Instr::Kernel(a) | Instr::Delegate(a) => a.len(),
+                    Instr::Kernel(_, a) | Instr::Delegate(_, a) => a.len(),
                     _ => 2,
                 };
                 self.charge(
@@ -500,11 +603,11 @@ impl<'a> Reader<'a> {
                     },
                 )?;
                 let args = match &instr {
-                    Instr::Kernel(a) | Instr::Delegate(a) => a.clone(),
+                    Instr::Kernel(_, a) | Instr::Delegate(_, a) => a.clone(),
                     Instr::Move(f, t) => vec![*f, *t],
                     Instr::JumpFalse(c, _) => vec![*c],
                     Instr::Free(v) => vec![*v],
-                    Instr::Unknown => Vec::new(),
+                    Instr::Invalid(_) => Vec::new(),
                 };
                 operators.push(Operator {
                     step: instrs.len() as u32,
@@ -516,15 +619,29 @@ impl<'a> Reader<'a> {
                     outputs: Vec::new(),
                 });
                 instrs.push(instr);
+                len += 1;
             }
+            chains.push(len);
         }
         let outputs: Vec<i32> = self
             .plan
             .outputs()
             .map(|v| v.iter().collect())
             .unwrap_or_default();
-        let uses = lifetimes::uses(values.len(), &instrs, &lists, &initial, &outputs);
-        let uses = match uses {
+        let names: Vec<String> = operators.iter().map(|o| o.name.clone()).collect();
+        let program = lifetimes::Program {
+            kinds: &kinds,
+            instrs: &instrs,
+            chains: &chains,
+            views: &views,
+            in_place: &in_place_ops,
+            delegates: self.plan.delegates().map_or(0, |d| d.len()),
+            inputs: &inputs,
+            outputs: &outputs,
+            persistent: &persistent,
+            names: &names,
+        };
+        let uses = match lifetimes::uses(&program) {
             Ok(uses) => Some(uses),
             Err(found) => {
                 for e in found {
@@ -542,12 +659,18 @@ impl<'a> Reader<'a> {
             )));
         };
 
+        let mut planned_index = vec![None; values.len()];
+        for (k, (v, _)) in planned.iter().enumerate() {
+            planned_index[*v] = Some(k);
+        }
+        let last_step = instrs.len().saturating_sub(1) as u32;
         let mut tensors = Vec::with_capacity(planned.len());
         let mut placed = Vec::with_capacity(planned.len());
         for (k, (v, mut t)) in planned.into_iter().enumerate() {
             let first = uses.first[v].unwrap_or(0);
             let last = uses.last[v].unwrap_or(first).max(first);
             t.lifetime = Lifetime { first, last };
+            t.persistent = uses.persistent[v];
             if let Some(Value::Tensor(info)) = out_values.get_mut(v) {
                 info.planned = Some(k);
             }
@@ -556,11 +679,15 @@ impl<'a> Reader<'a> {
                 offset: t.file_offset.unwrap_or(0),
                 lifetime: t.lifetime,
                 written: uses.written[v],
+                bound: uses.bound[v].map(|(from, s)| (s, planned_index[from])),
                 size: t.size,
             });
             tensors.push(t);
         }
-        let alias_groups = aliases::alias_groups(&mut tensors, &placed);
+        let in_place = in_place(&tensors, &placed, &uses, &planned_index);
+        let alias_groups = aliases::alias_groups(&mut tensors, &placed, &in_place);
+        let mut branches = Branches::read(&instrs, &kinds, &uses);
+        branches.define(&tensors, &uses, &planned_index);
 
         let name = self.plan.name().unwrap_or("").to_string();
         Ok(ModelFile {
@@ -577,45 +704,46 @@ impl<'a> Reader<'a> {
             subgraphs: vec![Subgraph {
                 name,
                 values: out_values,
-                // Charged with the plan's outputs, before the values.
-                inputs: self
-                    .plan
-                    .inputs()
-                    .map(|v| v.iter().collect())
-                    .unwrap_or_default(),
+                inputs,
                 outputs,
             }],
-            last_step: instrs.len().saturating_sub(1) as u32,
+            last_step,
             scratch: Default::default(),
             operators,
+            branches,
         })
     }
 
-    /// One instruction and its name in [`Operator::name`].
-    fn instruction(&self, ins: &fb::Instruction<'_>) -> (Instr, String) {
-        let args = |a: Option<memplan_flatbuffers::flatbuffers::Vector<'_, i32>>| {
-            a.map(|v| v.iter().collect()).unwrap_or_default()
+    /// One instruction and its name in [`Operator::name`]. An instruction ExecuTorch
+    /// refuses is [`Instr::Invalid`].
+    fn instruction(&self, ins: &fb::Instruction<'_>, op_names: &[String]) -> (Instr, String) {
+        let args = |a: memplan_flatbuffers::flatbuffers::Vector<'_, i32>| a.iter().collect();
+        let missing = |what: &str| {
+            Instr::Invalid(format!(
+                "a {what} without its arguments table, which ExecuTorch refuses"
+            ))
         };
         match ins.instr_args_type() {
             InstructionArguments::KernelCall => match ins.instr_args_as_kernel_call() {
                 Some(k) => {
-                    let ops = self.plan.operators();
                     let i = k.op_index();
                     let name = usize::try_from(i)
                         .ok()
-                        .and_then(|i| ops.filter(|o| i < o.len()).map(|o| o.get(i)))
-                        .map_or_else(
-                            || format!("operator {i}"),
-                            |o| match o.overload() {
-                                Some(ov) if !ov.is_empty() => {
-                                    format!("{}.{ov}", o.name().unwrap_or(""))
-                                }
-                                _ => o.name().unwrap_or("").to_string(),
-                            },
-                        );
-                    (Instr::Kernel(args(k.args())), name)
+                        .and_then(|i| op_names.get(i))
+                        .map_or_else(|| format!("operator {i}"), Clone::clone);
+                    let instr = match (u32::try_from(i), k.args()) {
+                        (Ok(i), Some(a)) => Instr::Kernel(i, args(a)),
+                        (Err(_), _) => Instr::Invalid(format!(
+                            "operator {i}, which the plan does not have ({} operators): ExecuTorch refuses the method",
+                            op_names.len()
+                        )),
+                        (_, None) => Instr::Invalid(
+                            "a KernelCall without arguments, which ExecuTorch refuses".into(),
+                        ),
+                    };
+                    (instr, name)
                 }
-                None => (Instr::Unknown, "kernel".into()),
+                None => (missing("KernelCall"), "kernel".into()),
             },
             InstructionArguments::DelegateCall => match ins.instr_args_as_delegate_call() {
                 Some(d) => {
@@ -630,47 +758,63 @@ impl<'a> Reader<'a> {
                         })
                         .and_then(|d| d.id())
                         .unwrap_or("");
-                    (Instr::Delegate(args(d.args())), format!("delegate:{id}"))
+                    let instr = match (u32::try_from(i), d.args()) {
+                        (Ok(i), Some(a)) => Instr::Delegate(i, args(a)),
+                        (Err(_), _) => Instr::Invalid(format!(
+                            "delegate {i}, which the plan does not have ({} delegates): ExecuTorch fails to run it",
+                            self.plan.delegates().map_or(0, |d| d.len())
+                        )),
+                        (_, None) => Instr::Invalid(
+                            "a DelegateCall without arguments, which ExecuTorch refuses".into(),
+                        ),
+                    };
+                    (instr, format!("delegate:{id}"))
                 }
-                None => (Instr::Unknown, "delegate".into()),
+                None => (missing("DelegateCall"), "delegate".into()),
             },
             InstructionArguments::MoveCall => match ins.instr_args_as_move_call() {
                 Some(m) => (Instr::Move(m.move_from(), m.move_to()), "move".into()),
-                None => (Instr::Unknown, "move".into()),
+                None => (missing("MoveCall"), "move".into()),
             },
             InstructionArguments::JumpFalseCall => match ins.instr_args_as_jump_false_call() {
                 Some(j) => (
                     Instr::JumpFalse(j.cond_value_index(), j.destination_instruction()),
                     "jump_false".into(),
                 ),
-                None => (Instr::Unknown, "jump_false".into()),
+                None => (missing("JumpFalseCall"), "jump_false".into()),
             },
             InstructionArguments::FreeCall => match ins.instr_args_as_free_call() {
                 Some(f) => (Instr::Free(f.value_index()), "free".into()),
-                None => (Instr::Unknown, "free".into()),
+                None => (missing("FreeCall"), "free".into()),
             },
-            other => (Instr::Unknown, format!("instruction type {}", other.0)),
+            other => (
+                Instr::Invalid(format!(
+                    "of type {}, which the schema does not declare: ExecuTorch refuses it",
+                    other.0
+                )),
+                format!("instruction type {}", other.0),
+            ),
         }
     }
 
-    /// Value `v`: its description, its members if it is a tensor list, and, for a planned
-    /// tensor, an entry in `planned` (lifetime to come); values with initial data go to
-    /// `initial`.
+    /// Value `v`: its description and its kind, and, for a planned tensor, an entry in
+    /// `planned` (lifetime to come); planned tensors with initial state go to `persistent`.
     fn value(
         &self,
         v: usize,
         ev: &fb::EValue<'a>,
         buffer_sizes: &[u64],
         planned: &mut Vec<(usize, PlannedTensor)>,
-        initial: &mut Vec<i32>,
-    ) -> Result<(Value, Option<Vec<i32>>), FileError> {
+        persistent: &mut Vec<i32>,
+    ) -> Result<(Value, Kind), FileError> {
         let at = |m: String| self.err(format!("value {v} of execution plan {}: {m}", self.index));
         let value = match ev.val_type() {
             KernelTypes::Tensor => match ev.val_as_tensor() {
                 Some(t) => {
+                    let bool_type = t.scalar_type() == ScalarType::BOOL;
                     return self
-                        .tensor(v, &t, buffer_sizes, planned, initial)
-                        .map(|t| (Value::Tensor(t), None));
+                        .tensor(v, &t, buffer_sizes, planned, persistent)
+                        .map(|t| (Value::Tensor(t), Kind::Tensor(bool_type)));
                 }
                 None => Value::Null,
             },
@@ -709,7 +853,7 @@ impl<'a> Reader<'a> {
                     .and_then(|x| x.items())
                     .map(|i| i.iter().collect())
                     .unwrap_or_default();
-                return Ok((Value::TensorList(items.clone()), Some(items)));
+                return Ok((Value::TensorList(items.clone()), Kind::TensorList(items)));
             }
             KernelTypes::OptionalTensorList => {
                 let items: Vec<i32> = ev
@@ -717,7 +861,10 @@ impl<'a> Reader<'a> {
                     .and_then(|x| x.items())
                     .map(|i| i.iter().collect())
                     .unwrap_or_default();
-                return Ok((Value::OptionalTensorList(items.clone()), Some(items)));
+                return Ok((
+                    Value::OptionalTensorList(items.clone()),
+                    Kind::OptionalTensorList(items),
+                ));
             }
             KernelTypes::Null | KernelTypes::NONE => Value::Null,
             other => {
@@ -727,7 +874,17 @@ impl<'a> Reader<'a> {
                 )));
             }
         };
-        Ok((value, None))
+        let kind = match &value {
+            Value::Bool(b) => Kind::Bool(*b),
+            Value::Int(_) => Kind::Other("an Int"),
+            Value::Double(_) => Kind::Other("a Double"),
+            Value::String(_) => Kind::Other("a String"),
+            Value::IntList(_) => Kind::Other("an IntList"),
+            Value::DoubleList(_) => Kind::Other("a DoubleList"),
+            Value::BoolList(_) => Kind::Other("a BoolList"),
+            _ => Kind::Other("a Null"),
+        };
+        Ok((value, kind))
     }
 
     fn tensor(
@@ -736,7 +893,7 @@ impl<'a> Reader<'a> {
         t: &fb::Tensor<'a>,
         buffer_sizes: &[u64],
         planned: &mut Vec<(usize, PlannedTensor)>,
-        initial: &mut Vec<i32>,
+        persistent: &mut Vec<i32>,
     ) -> Result<TensorInfo, FileError> {
         let at = |m: String| {
             self.err(format!(
@@ -787,8 +944,14 @@ impl<'a> Reader<'a> {
                     "its {size} bytes at offset {offset} of memory id {id} end past the buffer's {capacity} bytes (non_const_buffer_sizes[{id}])"
                 )));
             }
-            if data_index > 0 {
-                initial.push(v as i32);
+            // State: initial state (in the file, or external), loaded once when the method
+            // loads; a mutable buffer the emitter names (`emit_mutable_buffer_names`).
+            let state = t.extra_tensor_info().is_some_and(|x| {
+                x.location() == fb::TensorDataLocation::EXTERNAL
+                    || x.fully_qualified_name().is_some_and(|n| !n.is_empty())
+            });
+            if data_index > 0 || state {
+                persistent.push(v as i32);
             }
             planned_at = Some((id, offset));
         } else if data_index > 0 {

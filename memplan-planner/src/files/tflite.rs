@@ -298,6 +298,7 @@ impl<'a> Reader<'a> {
             operators,
             last_step: scopes.last_scope,
             scratch,
+            branches: Default::default(),
         })
     }
 

@@ -2,11 +2,14 @@
 //! an error naming it, never a hang.
 #![cfg(unix)]
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::{LIB, package};
+
+use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use memplan_build::{BuildEnv, Error, PlanFile, fragment};
+use memplan_build::{Error, PlanFile, fragment};
 
 /// Makes a FIFO at `path` (mkfifo(3)).
 fn mkfifo(path: &Path) {
@@ -40,38 +43,11 @@ fn bounded<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static
         .unwrap_or_else(|_| panic!("{what}: no answer in 60 s (blocked on a FIFO?)"))
 }
 
-const LIB: &str = "memplan_runtime::memory_plan! {
-    pub mod m {
-        region act: 256 bytes, memory SRAM3;
-        buffer a: 32 bytes in act, live 0..=1;
-        buffers in act from out_dir \"rows.csv\";
-    }
-}
-";
-
-const CSV: &str = "name,mem_id,offset,size,first,last\nx,1,0,64,0,1\n";
-
-/// A package in a fresh folder: `src/lib.rs` holds `lib`, `out/rows.csv` three rows.
-fn package(name: &str, lib: &str) -> BuildEnv {
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("io-{name}"));
-    let _ = std::fs::remove_dir_all(&root);
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::create_dir_all(root.join("out")).unwrap();
-    std::fs::write(root.join("src/lib.rs"), lib).unwrap();
-    std::fs::write(root.join("out/rows.csv"), CSV).unwrap();
-    BuildEnv {
-        out_dir: root.join("out"),
-        manifest_dir: root,
-        package: "fw".to_string(),
-        canary: false,
-    }
-}
-
 const FIFO: &str = "not a regular file but a FIFO (named pipe); memplan reads only regular files";
 
 #[test]
 fn a_fifo_source_or_plan_file_is_an_error_not_a_hang() {
-    let env = package("fifo", LIB);
+    let env = package("inputs", "fifo", LIB);
     let lib = env.manifest_dir.join("src/lib.rs");
     std::fs::remove_file(&lib).unwrap();
     mkfifo(&lib);

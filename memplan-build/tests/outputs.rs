@@ -2,42 +2,18 @@
 //! is made from, and a failed write keeps the old file byte for byte.
 #![cfg(unix)]
 
+mod common;
+use common::{CSV, LIB, package};
+
 use std::path::PathBuf;
 use std::process::Command;
 
 use memplan_build::{BuildEnv, Error, PlanFile, write_fragment_in};
 
-const LIB: &str = "memplan_runtime::memory_plan! {
-    pub mod m {
-        region act: 256 bytes, memory SRAM3;
-        buffer a: 32 bytes in act, live 0..=1;
-        buffers in act from out_dir \"rows.csv\";
-    }
-}
-";
-
-const CSV: &str = "name,mem_id,offset,size,first,last\nx,1,0,64,0,1\n";
-
-/// A package in a fresh folder: `src/lib.rs` holds `lib`, `out/rows.csv` three rows.
-fn package(name: &str, lib: &str) -> BuildEnv {
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("io-{name}"));
-    let _ = std::fs::remove_dir_all(&root);
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::create_dir_all(root.join("out")).unwrap();
-    std::fs::write(root.join("src/lib.rs"), lib).unwrap();
-    std::fs::write(root.join("out/rows.csv"), CSV).unwrap();
-    BuildEnv {
-        out_dir: root.join("out"),
-        manifest_dir: root,
-        package: "fw".to_string(),
-        canary: false,
-    }
-}
-
 #[test]
 fn an_out_dir_file_is_never_one_it_is_made_from() {
     // The fragment, from a plan file named memplan.x.
-    let env = package("same", &LIB.replace("rows.csv", "memplan.x"));
+    let env = package("outputs", "same", &LIB.replace("rows.csv", "memplan.x"));
     std::fs::write(env.out_dir.join("memplan.x"), CSV).unwrap();
     match write_fragment_in(&env, ["src/lib.rs"]) {
         Err(e @ Error::Write { .. }) => assert!(
@@ -68,7 +44,7 @@ const CHILD: &str = "MEMPLAN_BUILD_TEST_FULL_DISK_ROOT";
 
 #[test]
 fn a_failed_write_keeps_the_old_file_byte_for_byte() {
-    let env = package("full", LIB);
+    let env = package("outputs", "full", LIB);
     let old = b"the old fragment\n";
     let (fragment_path, generated) = (env.out_dir.join("memplan.x"), env.out_dir.join("rows.rs"));
     // Written without the limit first: the limit is what fails the writes below.

@@ -1,24 +1,10 @@
 //! An invocation with errors is left out of the linker fragment, and the build script says
 //! which one and why, as a `cargo::warning`, where it once said nothing.
 
-use std::path::PathBuf;
+mod common;
+use common::package;
 
-use memplan_build::{BuildEnv, fragment};
-
-/// A package in a fresh folder whose `src/lib.rs` holds `lib`.
-fn package(name: &str, lib: &str) -> BuildEnv {
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("skipped-{name}"));
-    let _ = std::fs::remove_dir_all(&root);
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::create_dir_all(root.join("out")).unwrap();
-    std::fs::write(root.join("src/lib.rs"), lib).unwrap();
-    BuildEnv {
-        out_dir: root.join("out"),
-        manifest_dir: root,
-        package: "fw".to_string(),
-        canary: false,
-    }
-}
+use memplan_build::fragment;
 
 #[test]
 fn an_invocation_left_out_for_its_errors_is_named_in_a_warning() {
@@ -38,7 +24,7 @@ memplan_runtime::memory_plan! {
     }
 }
 ";
-    let env = package("one", lib);
+    let env = package("skipped", "one", lib);
     let f = fragment(&env, ["src/lib.rs"]).unwrap();
     assert_eq!(f.skipped.len(), 1, "{:?}", f.skipped);
     let said = &f.skipped[0];
@@ -56,6 +42,7 @@ memplan_runtime::memory_plan! {
 
     // A package whose invocations all plan gets no warning.
     let env = package(
+        "skipped",
         "none",
         &lib[..lib
             .find("memplan_runtime::memory_plan! {\n    pub mod bad")

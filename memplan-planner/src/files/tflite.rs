@@ -130,6 +130,12 @@ pub fn read(bytes: &[u8], file: &str) -> Result<ModelFile, FileError> {
     .read()
 }
 
+/// Operator `k` of subgraph `g`, when the model has it.
+fn operator<'a>(subgraphs: &[fb::SubGraph<'a>], g: u32, k: u32) -> Option<fb::Operator<'a>> {
+    let ops = subgraphs.get(g as usize)?.operators()?;
+    ((k as usize) < ops.len()).then(|| ops.get(k as usize))
+}
+
 struct Reader<'a> {
     bytes: &'a [u8],
     file: &'a str,
@@ -236,10 +242,7 @@ impl<'a> Reader<'a> {
         let mut custom = Vec::with_capacity(scopes.visits.len());
         for &(step, g, k) in &scopes.visits {
             // The walk visits only operators the subgraph has.
-            let Some(op) = subgraphs[g as usize]
-                .operators()
-                .and_then(|ops| ((k as usize) < ops.len()).then(|| ops.get(k as usize)))
-            else {
+            let Some(op) = operator(&subgraphs, g, k) else {
                 continue;
             };
             let (code, name) = self.code(g, k, &op)?;
@@ -310,11 +313,8 @@ impl<'a> Reader<'a> {
             ..
         } = *e
         {
-            let name = subgraphs
-                .get(subgraph as usize)
-                .and_then(|sg| sg.operators())
-                .and_then(|ops| ((k as usize) < ops.len()).then(|| ops.get(k as usize)))
-                .and_then(|op| self.code(subgraph, k, &op).ok());
+            let name =
+                operator(subgraphs, subgraph, k).and_then(|op| self.code(subgraph, k, &op).ok());
             if let Some((_, name)) = name {
                 let text = e.to_string();
                 let prefix = format!("operator {k} of subgraph {subgraph}");
@@ -352,10 +352,7 @@ impl<'a> Reader<'a> {
         let mut out = Scratch::default();
         let mut unmodelled = std::collections::BTreeSet::new();
         for (&(g, k), &lifetime) in &steps {
-            let Some(op) = subgraphs[g as usize]
-                .operators()
-                .and_then(|ops| ((k as usize) < ops.len()).then(|| ops.get(k as usize)))
-            else {
+            let Some(op) = operator(subgraphs, g, k) else {
                 continue;
             };
             let (code, name) = self.code(g, k, &op)?;

@@ -474,13 +474,7 @@ fn the_ui_suite_s_repeated_names_models_are_hello_world_renamed_and_three_subgra
         t.name = Some(name.to_string());
     }
     let made = pack(&m);
-    let read = tflite::read(&made, "m.tflite").unwrap();
-    let buffers: Vec<String> = read
-        .plan_file()
-        .buffers
-        .into_iter()
-        .map(|b| b.name)
-        .collect();
+    let buffers = buffer_names(&made);
     assert_eq!(buffers, ["plan", "x#7", "x#8", "x_7"]);
     ui_model("hello_names_repeat.tflite", &made);
 
@@ -529,13 +523,7 @@ fn the_ui_suite_s_repeated_names_models_are_hello_world_renamed_and_three_subgra
         graph(&["t", "t"], &[]),
     ]);
     let made = pack(&m);
-    let read = tflite::read(&made, "m.tflite").unwrap();
-    let buffers: Vec<String> = read
-        .plan_file()
-        .buffers
-        .into_iter()
-        .map(|b| b.name)
-        .collect();
+    let buffers = buffer_names(&made);
     assert_eq!(
         buffers,
         [
@@ -642,4 +630,15 @@ fn a_constant_is_what_its_shape_says_in_the_constant_segment_too() {
             "{e}"
         );
     }
+}
+
+/// The names of the buffers memplan plans for the `.tflite` model `bytes`.
+fn buffer_names(bytes: &[u8]) -> Vec<String> {
+    tflite::read(bytes, "m.tflite")
+        .unwrap()
+        .plan_file()
+        .buffers
+        .into_iter()
+        .map(|b| b.name)
+        .collect()
 }
